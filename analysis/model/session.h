@@ -1,0 +1,83 @@
+#pragma once
+// The frozen session: everything read from every source, per rank, immutable once built.
+// Shared between threads as std::shared_ptr<const Session>; built by SessionBuilder.
+
+#include "argsarena.h"
+#include "source.h"
+#include "stringpool.h"
+#include "track.h"
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace rs {
+
+/// One `ProfilerStep#N` interval of a rank.
+struct Step {
+    std::int64_t number = 0; ///< N of ProfilerStep#N
+    TimeRange range;         ///< host-side span of the step
+    TrackId track = kNoTrack; ///< the CPU thread that recorded it
+};
+
+/// One collective (NCCL/RCCL kernel) with the c10d metadata copied onto it.
+struct Collective {
+    TimeNs start = 0;               ///< kernel start, wall-clock ns
+    TimeNs end = 0;                 ///< kernel end
+    RankId rank = kNoRank;          ///< rank that ran it
+    TrackId track = kNoTrack;       ///< GPU stream track
+    StringId op = 0;                ///< "allreduce", "_allgather_base", ... or the kernel name when unknown
+    StringId processGroup = 0;      ///< Process Group Name ("0"), empty if unknown
+    StringId dtype = 0;             ///< "Float", ... empty if unknown
+    std::int64_t inNelems = -1;     ///< In msg nelems, -1 if unknown
+    std::int64_t outNelems = -1;    ///< Out msg nelems, -1 if unknown
+    std::int32_t groupSize = 0;     ///< Group size, 0 if unknown
+    std::int64_t seq = -1;          ///< collective sequence number (Seq), -1 if unknown
+};
+
+struct Rank {
+    RankId id = 0;                       ///< the distributed rank
+    std::int32_t worldSize = 0;          ///< world size as stated by a source, 0 if unknown
+    std::vector<SourceId> sources;       ///< sources that feed it
+    std::vector<TrackId> tracks;         ///< display order: counters, CPU threads, GPU streams, others
+    std::vector<Step> steps;             ///< sorted by start
+    std::vector<DeviceInfo> devices;     ///< GPUs the rank's traces describe
+    TimeRange timeRange;                 ///< union of its tracks' data
+};
+
+class Session
+{
+public:
+    const std::vector<Source> &sources() const { return m_sources; }
+    const std::vector<Rank> &ranks() const { return m_ranks; }
+    const std::vector<Track> &tracks() const { return m_tracks; }
+    /// Sorted by rank, then start.
+    const std::vector<Collective> &collectives() const { return m_collectives; }
+    const StringPool &strings() const { return m_strings; }
+    std::string_view str(StringId id) const { return m_strings.view(id); }
+    /// Raw args JSON of an event on `track`.
+    std::string_view args(TrackId track, ArgsId id) const;
+    /// The rank with id `rank`, or nullptr.
+    const Rank *rank(RankId rank) const;
+    /// Union of all ranks' time ranges.
+    TimeRange timeRange() const { return m_timeRange; }
+    /// Total spans over all tracks.
+    std::size_t spanCount() const;
+    /// True when any source reported an error diagnostic.
+    bool hasErrors() const;
+
+private:
+    friend class SessionBuilder;
+    std::vector<Source> m_sources;
+    std::vector<ArgsArena> m_args; // one per source
+    std::vector<Rank> m_ranks;
+    std::vector<Track> m_tracks;
+    std::vector<Collective> m_collectives;
+    StringPool m_strings;
+    TimeRange m_timeRange;
+};
+
+using SessionPtr = std::shared_ptr<const Session>;
+
+} // namespace rs

@@ -1,0 +1,179 @@
+#include "sessionbuilder.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+namespace rs {
+
+namespace {
+
+int kindOrder(TrackKind k)
+{
+    switch (k) {
+    case TrackKind::MemoryAllocated: return 0;
+    case TrackKind::MemoryReserved: return 1;
+    case TrackKind::GpuMemoryUsed: return 2;
+    case TrackKind::GpuUtilization: return 3;
+    case TrackKind::Counter: return 4;
+    case TrackKind::Markers: return 5;
+    case TrackKind::Log: return 6;
+    case TrackKind::CpuThread: return 7;
+    case TrackKind::GpuStream: return 8;
+    }
+    return 9;
+}
+
+} // namespace
+
+void SessionBuilder::addSource(SourceBuilder &&source)
+{
+    m_pending.push_back(std::move(source));
+}
+
+std::optional<RankId> SessionBuilder::rankFromFileName(const std::string &path)
+{
+    const auto slash = path.find_last_of("/\\");
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    static const std::regex rankRe(R"((?:^|[^a-z])rank[-_]?(\d{1,6})(?!\d))", std::regex::icase | std::regex::ECMAScript);
+    static const std::regex workerRe(R"((?:^|[^a-z])worker[-_]?(\d{1,6})(?!\d))", std::regex::icase | std::regex::ECMAScript);
+    std::smatch m;
+    if (std::regex_search(base, m, rankRe) || std::regex_search(base, m, workerRe))
+        return static_cast<RankId>(std::stoi(m[1].str()));
+    return std::nullopt;
+}
+
+std::shared_ptr<const Session> SessionBuilder::freeze()
+{
+    auto session = std::make_shared<Session>();
+    Session &s = *session;
+
+    // Pass 1: decide every source's ranks, so sources without any can take the lowest free ones.
+    std::set<RankId> used;
+    std::vector<bool> needsRank(m_pending.size(), false);
+    for (std::size_t i = 0; i < m_pending.size(); ++i) {
+        Source &src = m_pending[i].m_source;
+        if (auto it = m_overrides.find(src.path); it != m_overrides.end()) {
+            src.ranks = {it->second};
+            src.rankOrigin = RankOrigin::User;
+        } else if (!src.ranks.empty()) {
+            src.rankOrigin = RankOrigin::Content;
+        } else if (auto r = rankFromFileName(src.path)) {
+            src.ranks = {*r};
+            src.rankOrigin = RankOrigin::FileName;
+        } else {
+            needsRank[i] = true;
+            continue;
+        }
+        used.insert(src.ranks.begin(), src.ranks.end());
+    }
+    RankId next = 0;
+    for (std::size_t i = 0; i < m_pending.size(); ++i) {
+        if (!needsRank[i])
+            continue;
+        // A file that produced nothing rank-bound (unreadable, or not a trace) should not claim a rank.
+        if (m_pending[i].m_tracks.empty() && m_pending[i].m_steps.empty()) {
+            m_pending[i].m_source.rankOrigin = RankOrigin::Assigned;
+            continue;
+        }
+        while (used.count(next))
+            ++next;
+        m_pending[i].m_source.ranks = {next};
+        m_pending[i].m_source.rankOrigin = RankOrigin::Assigned;
+        used.insert(next);
+    }
+
+    // Pass 2: merge.
+    std::map<RankId, Rank> ranks;
+    for (std::size_t i = 0; i < m_pending.size(); ++i) {
+        SourceBuilder &b = m_pending[i];
+        const auto sourceId = static_cast<SourceId>(s.m_sources.size());
+        const RankId primary = b.m_source.ranks.empty() ? kNoRank : b.m_source.ranks.front();
+        std::vector<StringId> remap(b.m_strings.size());
+        for (StringId id = 0; id < remap.size(); ++id)
+            remap[id] = s.m_strings.intern(b.m_strings.view(id));
+        const auto trackBase = static_cast<TrackId>(s.m_tracks.size());
+        for (Track &t : b.m_tracks) {
+            if (t.rank == kNoRank)
+                t.rank = primary;
+            t.source = sourceId;
+            t.name = remap[t.name];
+            for (Span &sp : t.spans) {
+                sp.name = remap[sp.name];
+                sp.category = remap[sp.category];
+            }
+            for (Instant &in : t.instants) {
+                in.name = remap[in.name];
+                in.category = remap[in.category];
+            }
+            const auto id = static_cast<TrackId>(s.m_tracks.size());
+            if (t.rank != kNoRank) {
+                Rank &r = ranks[t.rank];
+                r.id = t.rank;
+                r.tracks.push_back(id);
+                TimeRange tr;
+                if (!t.spans.empty()) {
+                    TimeNs lo = t.spans.front().start, hi = lo;
+                    for (const Span &sp : t.spans) {
+                        lo = std::min(lo, sp.start);
+                        hi = std::max(hi, sp.end());
+                    }
+                    tr = tr.united({lo, std::max(hi, lo + 1)});
+                }
+                if (!t.instants.empty())
+                    tr = tr.united({t.instants.front().time, t.instants.back().time + 1});
+                if (!t.counter.empty())
+                    tr = tr.united({t.counter.times.front(), t.counter.times.back() + 1});
+                r.timeRange = r.timeRange.united(tr);
+            }
+            s.m_tracks.push_back(std::move(t));
+        }
+        for (Step st : b.m_steps) {
+            st.track = st.track == kNoTrack ? kNoTrack : st.track + trackBase;
+            const RankId rk = st.track != kNoTrack ? s.m_tracks[st.track].rank : primary;
+            if (rk == kNoRank)
+                continue;
+            ranks[rk].id = rk;
+            ranks[rk].steps.push_back(st);
+        }
+        for (Collective c : b.m_collectives) {
+            c.track = c.track == kNoTrack ? kNoTrack : c.track + trackBase;
+            if (c.rank == kNoRank)
+                c.rank = c.track != kNoTrack ? s.m_tracks[c.track].rank : primary;
+            c.op = remap[c.op];
+            c.processGroup = remap[c.processGroup];
+            c.dtype = remap[c.dtype];
+            s.m_collectives.push_back(c);
+        }
+        for (RankId rk : b.m_source.ranks) {
+            Rank &r = ranks[rk];
+            r.id = rk;
+            r.sources.push_back(sourceId);
+            if (b.m_source.worldSize > 0)
+                r.worldSize = b.m_source.worldSize;
+            for (const DeviceInfo &d : b.m_source.devices)
+                r.devices.push_back(d);
+        }
+        s.m_sources.push_back(std::move(b.m_source));
+        s.m_args.push_back(std::move(b.m_args));
+    }
+    m_pending.clear();
+
+    for (auto &[id, r] : ranks) {
+        std::sort(r.steps.begin(), r.steps.end(), [](const Step &a, const Step &b) { return a.range.begin < b.range.begin; });
+        std::stable_sort(r.tracks.begin(), r.tracks.end(), [&s](TrackId a, TrackId b) {
+            const Track &x = s.m_tracks[a];
+            const Track &y = s.m_tracks[b];
+            return std::make_tuple(kindOrder(x.kind), x.device, x.sortIndex, x.pid, x.tid)
+                < std::make_tuple(kindOrder(y.kind), y.device, y.sortIndex, y.pid, y.tid);
+        });
+        s.m_timeRange = s.m_timeRange.united(r.timeRange);
+        s.m_ranks.push_back(std::move(r));
+    }
+    std::stable_sort(s.m_collectives.begin(), s.m_collectives.end(), [](const Collective &a, const Collective &b) {
+        return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
+    });
+    return session;
+}
+
+} // namespace rs

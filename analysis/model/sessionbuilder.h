@@ -1,0 +1,34 @@
+#pragma once
+// Collects finished SourceBuilders (from any number of worker tasks) and freezes them into one
+// immutable Session: resolves each source's rank, merges string pools, orders every rank's tracks.
+
+#include "session.h"
+#include "sourcebuilder.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace rs {
+
+class SessionBuilder
+{
+public:
+    /// Adds a finished source. Sources keep the order they were added in.
+    void addSource(SourceBuilder &&source);
+    /// Forces the rank of the source whose path is `path` (the user's --assign-rank).
+    void assignRank(const std::string &path, RankId rank) { m_overrides[path] = rank; }
+    std::size_t sourceCount() const { return m_pending.size(); }
+
+    /// Builds the session. The builder is left empty.
+    std::shared_ptr<const Session> freeze();
+
+    /// Rank spelled in a file name: "rank-3", "rank_3", "rank3", "worker3", "[rank3]"; nullopt if none.
+    static std::optional<RankId> rankFromFileName(const std::string &path);
+
+private:
+    std::vector<SourceBuilder> m_pending;
+    std::map<std::string, RankId> m_overrides;
+};
+
+} // namespace rs

@@ -1,0 +1,47 @@
+#include "source.h"
+
+#include <algorithm>
+
+namespace rs {
+
+const char *compressionName(Compression c)
+{
+    switch (c) {
+    case Compression::None: return "none";
+    case Compression::Gzip: return "gzip";
+    case Compression::Zstd: return "zstd";
+    }
+    return "none";
+}
+
+const char *rankOriginName(RankOrigin o)
+{
+    switch (o) {
+    case RankOrigin::Content: return "content";
+    case RankOrigin::FileName: return "file-name";
+    case RankOrigin::User: return "user";
+    case RankOrigin::Assigned: return "assigned";
+    }
+    return "assigned";
+}
+
+bool Source::hasErrors() const
+{
+    return errorCount() > 0;
+}
+
+std::size_t Source::errorCount() const
+{
+    return static_cast<std::size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
+                                                   [](const Diagnostic &d) { return d.isError(); }));
+}
+
+std::string Source::metadataValue(const std::string &key) const
+{
+    for (const auto &[k, v] : metadata)
+        if (k == key)
+            return v;
+    return {};
+}
+
+} // namespace rs

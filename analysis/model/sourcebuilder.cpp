@@ -1,0 +1,93 @@
+#include "sourcebuilder.h"
+
+#include <algorithm>
+
+namespace rs {
+
+SourceBuilder::SourceBuilder(std::string path)
+{
+    m_source.path = std::move(path);
+}
+
+SourceBuilder::SourceBuilder(SourceBuilder &&) noexcept = default;
+SourceBuilder &SourceBuilder::operator=(SourceBuilder &&) noexcept = default;
+SourceBuilder::~SourceBuilder() = default;
+
+TrackId SourceBuilder::track(TrackKind kind, std::int64_t pid, std::int64_t tid, std::int32_t device, RankId rank)
+{
+    const auto key = std::make_tuple(static_cast<int>(kind), pid, tid, device, rank);
+    if (auto it = m_trackIndex.find(key); it != m_trackIndex.end())
+        return it->second;
+    const auto id = static_cast<TrackId>(m_tracks.size());
+    Track t;
+    t.kind = kind;
+    t.pid = pid;
+    t.tid = tid;
+    t.device = device;
+    t.rank = rank;
+    m_tracks.push_back(std::move(t));
+    m_trackIndex.emplace(key, id);
+    return id;
+}
+
+void SourceBuilder::addCounterSample(TrackId track, TimeNs t, double value)
+{
+    auto &c = m_tracks[track].counter;
+    c.times.push_back(t);
+    c.values.push_back(value);
+}
+
+void SourceBuilder::warning(std::string message, std::int64_t line, std::int64_t offset)
+{
+    m_source.diagnostics.push_back({Diagnostic::Severity::Warning, std::move(message), line, offset});
+}
+
+void SourceBuilder::error(std::string message, std::int64_t line, std::int64_t offset)
+{
+    m_source.diagnostics.push_back({Diagnostic::Severity::Error, std::move(message), line, offset});
+}
+
+void SourceBuilder::shiftTimes(TimeNs delta)
+{
+    if (delta == 0)
+        return;
+    for (Track &t : m_tracks) {
+        for (Span &s : t.spans)
+            s.start += delta;
+        for (Instant &i : t.instants)
+            i.time += delta;
+        for (TimeNs &x : t.counter.times)
+            x += delta;
+    }
+    for (Step &s : m_steps) {
+        s.range.begin += delta;
+        s.range.end += delta;
+    }
+    for (Collective &c : m_collectives) {
+        c.start += delta;
+        c.end += delta;
+    }
+}
+
+void SourceBuilder::finish()
+{
+    TimeRange range;
+    for (Track &t : m_tracks) {
+        finalizeTrack(t);
+        TimeRange tr;
+        for (const Span &s : t.spans)
+            tr = tr.united({s.start, std::max(s.end(), s.start + 1)});
+        if (!t.instants.empty())
+            tr = tr.united({t.instants.front().time, t.instants.back().time + 1});
+        if (!t.counter.empty())
+            tr = tr.united({t.counter.times.front(), t.counter.times.back() + 1});
+        range = range.united(tr);
+    }
+    std::sort(m_steps.begin(), m_steps.end(), [](const Step &a, const Step &b) { return a.range.begin < b.range.begin; });
+    std::sort(m_collectives.begin(), m_collectives.end(),
+              [](const Collective &a, const Collective &b) { return a.start < b.start; });
+    m_source.timeRange = range;
+    m_args.shrink();
+}
+
+} // namespace rs

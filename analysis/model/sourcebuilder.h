@@ -1,0 +1,67 @@
+#pragma once
+// What one importer task fills while it reads one file, on a worker thread. It owns its own string
+// pool and args arena so tasks never share mutable state; SessionBuilder merges finished builders.
+
+#include "argsarena.h"
+#include "session.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+namespace rs {
+
+class SourceBuilder
+{
+public:
+    explicit SourceBuilder(std::string path);
+    SourceBuilder(SourceBuilder &&) noexcept;
+    SourceBuilder &operator=(SourceBuilder &&) noexcept;
+    ~SourceBuilder();
+
+    /// Format id, counts, ranks, metadata and diagnostics of the file.
+    Source &source() { return m_source; }
+    const Source &source() const { return m_source; }
+
+    StringId intern(std::string_view s) { return m_strings.intern(s); }
+    std::string_view str(StringId id) const { return m_strings.view(id); }
+    ArgsId addArgs(std::string_view compactJson) { return m_args.add(compactJson); }
+
+    /// Finds or creates the track of `kind` for (pid, tid, device). `rank` may stay kNoRank: such
+    /// tracks take the source's rank when the session is frozen.
+    TrackId track(TrackKind kind, std::int64_t pid, std::int64_t tid, std::int32_t device = -1,
+                  RankId rank = kNoRank);
+    Track &trackAt(TrackId id) { return m_tracks[id]; }
+    const std::vector<Track> &tracks() const { return m_tracks; }
+
+    void addSpan(TrackId track, const Span &span) { m_tracks[track].spans.push_back(span); }
+    void addInstant(TrackId track, const Instant &instant) { m_tracks[track].instants.push_back(instant); }
+    void addCounterSample(TrackId track, TimeNs t, double value);
+    void addStep(const Step &step) { m_steps.push_back(step); }
+    void addCollective(const Collective &c) { m_collectives.push_back(c); }
+    void addDevice(const DeviceInfo &d) { m_source.devices.push_back(d); }
+
+    void warning(std::string message, std::int64_t line = -1, std::int64_t offset = -1);
+    void error(std::string message, std::int64_t line = -1, std::int64_t offset = -1);
+
+    /// Adds `delta` ns to every time read so far (used once the file's time base is known).
+    void shiftTimes(TimeNs delta);
+    /// Sorts and nests every track, computes the time range. Call once, on the worker thread.
+    void finish();
+
+    const std::vector<Step> &steps() const { return m_steps; }
+    const std::vector<Collective> &collectives() const { return m_collectives; }
+
+private:
+    friend class SessionBuilder;
+    Source m_source;
+    StringPool m_strings;
+    ArgsArena m_args;
+    std::vector<Track> m_tracks;
+    std::map<std::tuple<int, std::int64_t, std::int64_t, std::int32_t, RankId>, TrackId> m_trackIndex;
+    std::vector<Step> m_steps;
+    std::vector<Collective> m_collectives;
+};
+
+} // namespace rs

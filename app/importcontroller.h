@@ -1,0 +1,53 @@
+#pragma once
+// Runs imports in the background for the GUI. Each open() starts a new generation; results of an
+// older generation are dropped when they arrive, so a slow stale load never replaces a newer one.
+
+#include "sessionloader.h"
+
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+#include <map>
+#include <memory>
+
+namespace rs {
+
+class ImportController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ImportController(QObject *parent = nullptr);
+    ~ImportController() override;
+
+    /// Rank overrides (path → rank) applied to every later load.
+    void setRankOverrides(std::map<std::string, RankId> overrides) { m_overrides = std::move(overrides); }
+    /// Generation of the newest load (0 before the first).
+    quint64 generation() const { return m_generation; }
+    bool isBusy() const { return m_running != nullptr; }
+
+public Q_SLOTS:
+    /// Starts loading `paths` (files or folders). A load already running is cancelled.
+    void open(const QStringList &paths);
+    /// Stops the running load; its partial result is discarded.
+    void cancel();
+
+Q_SIGNALS:
+    void started(quint64 generation, int fileCount);
+    /// Throttled (~10 Hz): bytes consumed over all files, their total, and files finished.
+    void progress(quint64 generation, qint64 bytesDone, qint64 bytesTotal, int filesDone, int fileCount);
+    void finished(quint64 generation, rs::SessionPtr session);
+    void cancelled(quint64 generation);
+
+private:
+    struct Job;
+    void pollProgress();
+    void jobDone(quint64 generation, SessionPtr session, bool wasCancelled);
+
+    std::map<std::string, RankId> m_overrides;
+    quint64 m_generation = 0;
+    std::shared_ptr<Job> m_running;
+    QTimer m_poll;
+};
+
+} // namespace rs

@@ -1,0 +1,86 @@
+#include "sessionloader.h"
+
+#include "importerregistry.h"
+#include "sessionbuilder.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+namespace rs {
+
+std::int64_t SessionLoader::Progress::done() const
+{
+    std::int64_t sum = 0;
+    for (const auto &b : bytesDone)
+        sum += b.load(std::memory_order_relaxed);
+    return sum;
+}
+
+SessionLoader::SessionLoader(std::vector<std::string> paths, std::map<std::string, RankId> rankOverrides,
+                             unsigned threads)
+    : m_files(ImporterRegistry::expandPaths(paths)), m_threads(threads)
+{
+    // The user names a file as they like (relative, through a link): match overrides on the
+    // canonical path so "--assign-rank ./a.json=3" still reaches "a.json".
+    namespace fs = std::filesystem;
+    auto canonical = [](const std::string &p) {
+        std::error_code ec;
+        auto c = fs::weakly_canonical(p, ec);
+        return ec ? p : c.string();
+    };
+    for (const auto &[path, rank] : rankOverrides) {
+        const std::string want = canonical(path);
+        for (const auto &f : m_files)
+            if (f == path || canonical(f) == want)
+                m_overrides[f] = rank;
+    }
+}
+
+SessionPtr SessionLoader::run(Progress *progress) const
+{
+    const std::size_t n = m_files.size();
+    if (progress) {
+        std::int64_t total = 0;
+        for (const auto &f : m_files) {
+            std::error_code ec;
+            const auto size = std::filesystem::file_size(f, ec);
+            total += ec ? 0 : static_cast<std::int64_t>(size);
+        }
+        progress->bytesTotal = total;
+    }
+    std::vector<std::optional<SourceBuilder>> results(n);
+    std::atomic<std::size_t> next{0};
+    static const std::atomic<bool> neverCancel{false};
+    auto worker = [&] {
+        for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
+            ImportContext::ProgressFn fn;
+            if (progress)
+                fn = [progress, i](std::int64_t done, std::int64_t) { progress->bytesDone[i] = done; };
+            // Per-file progress is throttled by the context; the owner samples the atomics.
+            ImportContext ctx(progress ? &progress->cancel : &neverCancel, fn, std::chrono::milliseconds(20));
+            results[i].emplace(ImporterRegistry::instance().importFile(m_files[i], ctx));
+            if (progress)
+                ++progress->filesDone;
+        }
+    };
+    unsigned threads = m_threads ? m_threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (auto &t : pool)
+        t.join();
+
+    SessionBuilder builder;
+    for (const auto &[path, rank] : m_overrides)
+        builder.assignRank(path, rank);
+    for (auto &r : results)
+        if (r)
+            builder.addSource(std::move(*r));
+    return builder.freeze();
+}
+
+} // namespace rs

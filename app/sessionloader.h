@@ -1,0 +1,44 @@
+#pragma once
+// Reads a set of paths into a frozen session on a pool of worker threads, one file per task.
+// Shared by the command line (blocking) and ImportController (in the background).
+
+#include "session.h"
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rs {
+
+class SessionLoader
+{
+public:
+    /// Progress of one load, readable from any thread while the load runs.
+    struct Progress {
+        explicit Progress(std::size_t files) : bytesDone(files) {}
+        std::vector<std::atomic<std::int64_t>> bytesDone; ///< per file, bytes of the file consumed
+        std::atomic<std::int64_t> bytesTotal{0};          ///< sum of file sizes, set before reading
+        std::atomic<int> filesDone{0};                    ///< files completely read
+        std::atomic<bool> cancel{false};                  ///< set by the owner to stop early
+        std::int64_t done() const;
+    };
+
+    /// Folders are expanded to the files below them. `threads` 0 = one per core.
+    SessionLoader(std::vector<std::string> paths, std::map<std::string, RankId> rankOverrides = {},
+                  unsigned threads = 0);
+
+    const std::vector<std::string> &files() const { return m_files; }
+    /// Runs the whole load on the calling thread plus worker threads; returns the frozen session
+    /// (partial when cancelled). `progress` may be null; if given it must be sized for files().
+    SessionPtr run(Progress *progress = nullptr) const;
+
+private:
+    std::vector<std::string> m_files;
+    std::map<std::string, RankId> m_overrides;
+    unsigned m_threads;
+};
+
+} // namespace rs

@@ -1,0 +1,122 @@
+#include "importerregistry.h"
+
+#include "kineto/kinetoimporter.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+namespace rs {
+
+namespace {
+constexpr std::size_t kSniffBytes = 64 * 1024;
+constexpr int kMinConfidence = 20;
+}
+
+const ImporterRegistry &ImporterRegistry::instance()
+{
+    static const ImporterRegistry registry = [] {
+        ImporterRegistry r;
+        r.add(std::make_unique<KinetoImporter>());
+        return r;
+    }();
+    return registry;
+}
+
+const Importer *ImporterRegistry::pick(std::string_view head, std::string_view path) const
+{
+    const Importer *best = nullptr;
+    int bestScore = kMinConfidence - 1;
+    for (const auto &imp : m_importers) {
+        const int score = imp->sniff(head, path);
+        if (score > bestScore) {
+            best = imp.get();
+            bestScore = score;
+        }
+    }
+    return best;
+}
+
+SourceBuilder ImporterRegistry::importFile(const std::string &path, ImportContext &ctx) const
+{
+    SourceBuilder out(path);
+    std::string err;
+    auto in = InputStream::open(path, &err);
+    if (!in) {
+        out.error(err);
+        return out;
+    }
+    out.source().fileBytes = in->compressedSize();
+    return run(std::move(in), std::move(out), ctx);
+}
+
+SourceBuilder ImporterRegistry::importBytes(std::string bytes, const std::string &name, ImportContext &ctx) const
+{
+    SourceBuilder out(name);
+    out.source().fileBytes = static_cast<std::int64_t>(bytes.size());
+    std::string err;
+    auto in = InputStream::fromMemory(std::move(bytes), &err);
+    return run(std::move(in), std::move(out), ctx);
+}
+
+SourceBuilder ImporterRegistry::run(std::unique_ptr<InputStream> in, SourceBuilder out, ImportContext &ctx) const
+{
+    out.source().compression = in->compression();
+    const std::string_view head = in->peek(kSniffBytes);
+    if (!in->error().empty() && head.empty()) {
+        out.error(in->error(), -1, 0);
+        out.finish();
+        return out;
+    }
+    if (head.empty()) {
+        out.error("the file is empty");
+        out.finish();
+        return out;
+    }
+    const Importer *imp = pick(head, out.source().path);
+    if (!imp) {
+        out.error("unrecognised content: not a format RankScope reads (see README, supported inputs)", 1, 0);
+        out.finish();
+        return out;
+    }
+    out.source().format = std::string(imp->formatId());
+    try {
+        imp->import(*in, out, ctx);
+    } catch (const std::bad_alloc &) {
+        out.error("out of memory while reading; the data read so far is kept", -1, in->position());
+    } catch (const std::exception &e) {
+        out.error(std::string("import failed: ") + e.what(), -1, in->position());
+    }
+    if (!in->error().empty())
+        out.error(in->error(), -1, in->position());
+    if (ctx.isCancelled())
+        out.warning("import cancelled; the data read so far is kept", -1, in->position());
+    ctx.reportProgress(in->compressedSize(), in->compressedSize());
+    out.finish();
+    return out;
+}
+
+std::vector<std::string> ImporterRegistry::expandPaths(const std::vector<std::string> &paths)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    for (const std::string &p : paths) {
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) {
+            std::vector<std::string> found;
+            for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+                 !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+                const auto name = it->path().filename().string();
+                if (it->is_regular_file(ec) && !name.empty() && name[0] != '.')
+                    found.push_back(it->path().string());
+            }
+            std::sort(found.begin(), found.end());
+            out.insert(out.end(), found.begin(), found.end());
+        } else {
+            out.push_back(p);
+        }
+    }
+    return out;
+}
+
+} // namespace rs

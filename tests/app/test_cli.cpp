@@ -1,0 +1,191 @@
+// The inspect subcommand is a contract (DESIGN.md §3): JSON shape, exit codes, error lines.
+
+#include "cli.h"
+#include "testtrace.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstdio>
+
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(std::FILE *f)
+{
+    std::rewind(f);
+    std::string s;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+        s.append(buf, n);
+    std::fclose(f);
+    return s;
+}
+
+Result runCli(const QStringList &args)
+{
+    std::FILE *out = std::tmpfile();
+    std::FILE *err = std::tmpfile();
+    Result r;
+    r.status = rs::Cli::run(args, out, err);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+void writeFile(const QString &path, const std::string &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes.data(), qint64(bytes.size()));
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void inspectJsonShape();
+    void exitStatus_data();
+    void exitStatus();
+    void assignRankOverridesContent();
+    void folderExpands();
+    void realSamples_data();
+    void realSamples();
+};
+
+void TestCli::inspectJsonShape()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("trace.json"));
+    writeFile(path, rs::test::kinetoTrace(3, 8, 2));
+    const Result r = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), path});
+    QCOMPARE(r.status, 0);
+    const json doc = json::parse(r.out);
+    QCOMPARE(doc.at("schema").get<std::string>(), std::string("rankscope.inspect/1"));
+    QCOMPARE(doc.at("sources").size(), std::size_t(1));
+    const json &s = doc["sources"][0];
+    QCOMPARE(s.at("path").get<std::string>(), path.toStdString());
+    QCOMPARE(s.at("format").get<std::string>(), std::string("pytorch-trace"));
+    QCOMPARE(s.at("compression").get<std::string>(), std::string("none"));
+    QCOMPARE(s.at("ranks"), json::array({3}));
+    const json &c = s.at("counts");
+    for (const char *key : {"spans", "instants", "memory_events", "counter_samples", "steps", "collectives",
+                            "log_lines", "warnings", "memory_summaries", "oom_messages", "gpu_samples",
+                            "segments", "trace_entries"})
+        QVERIFY2(c.contains(key) && c[key].is_number_integer(), key);
+    QCOMPARE(c["spans"].get<int>(), 6);
+    QCOMPARE(c["steps"].get<int>(), 2);
+    QCOMPARE(c["memory_events"].get<int>(), 2);
+    QCOMPARE(c["instants"].get<int>(), 1);
+    // Relative ts plus baseTimeNanoseconds: the first span starts 1000 µs after the base.
+    const json &range = s.at("time_range_ns");
+    QVERIFY(range.is_array());
+    QCOMPARE(range[0].get<long long>(), 1700000000000000000LL + 1000000LL);
+    QVERIFY(s.at("diagnostics").empty());
+    QVERIFY(r.err.empty());
+}
+
+void TestCli::exitStatus_data()
+{
+    QTest::addColumn<QStringList>("files"); // "good", "bad", "missing", "unknown"
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("stderrNeedle");
+    QTest::newRow("good") << QStringList{QStringLiteral("good")} << 0 << QString();
+    QTest::newRow("missing only") << QStringList{QStringLiteral("missing")} << 2 << QStringLiteral("missing.json: error: cannot open");
+    QTest::newRow("unrecognised only") << QStringList{QStringLiteral("unknown")} << 2 << QStringLiteral("unknown.txt:1: error: unrecognised content");
+    QTest::newRow("good plus missing") << QStringList{QStringLiteral("good"), QStringLiteral("missing")} << 1 << QStringLiteral("missing.json: error:");
+    QTest::newRow("good plus truncated") << QStringList{QStringLiteral("good"), QStringLiteral("bad")} << 1 << QStringLiteral("bad.json");
+    QTest::newRow("no paths") << QStringList{} << 2 << QStringLiteral("no input paths");
+}
+
+void TestCli::exitStatus()
+{
+    QFETCH(QStringList, files);
+    QFETCH(int, status);
+    QFETCH(QString, stderrNeedle);
+    QTemporaryDir dir;
+    writeFile(dir.filePath(QStringLiteral("good.json")), rs::test::kinetoTrace(0, 2, 1));
+    const std::string full = rs::test::kinetoTrace(1, 2, 3);
+    writeFile(dir.filePath(QStringLiteral("bad.json")), full.substr(0, full.size() / 2));
+    writeFile(dir.filePath(QStringLiteral("unknown.txt")), "hello, this is not a trace\n");
+    QStringList args{QStringLiteral("inspect")};
+    for (const QString &f : files)
+        args << dir.filePath(f == QLatin1String("unknown") ? f + QStringLiteral(".txt") : f + QStringLiteral(".json"));
+    const Result r = runCli(args);
+    QCOMPARE(r.status, status);
+    if (!stderrNeedle.isEmpty())
+        QVERIFY2(QString::fromStdString(r.err).contains(stderrNeedle), r.err.c_str());
+}
+
+void TestCli::assignRankOverridesContent()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("rank-5.json"));
+    writeFile(path, rs::test::kinetoTrace(1, 8, 1));
+    const Result r = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), QStringLiteral("--assign-rank"),
+                             path + QStringLiteral("=6"), path});
+    QCOMPARE(r.status, 0);
+    const json s = json::parse(r.out)["sources"][0];
+    QCOMPARE(s["ranks"], json::array({6}));
+    QCOMPARE(s["rank_origin"].get<std::string>(), std::string("user"));
+    const Result bad = runCli({QStringLiteral("inspect"), QStringLiteral("--assign-rank"), QStringLiteral("x=y"), path});
+    QCOMPARE(bad.status, 2);
+}
+
+void TestCli::folderExpands()
+{
+    QTemporaryDir dir;
+    QDir(dir.path()).mkpath(QStringLiteral("sub"));
+    writeFile(dir.filePath(QStringLiteral("a.json")), rs::test::kinetoTrace(0, 2, 1));
+    writeFile(dir.filePath(QStringLiteral("sub/b.json")), rs::test::kinetoTrace(1, 2, 1));
+    const Result r = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), dir.path()});
+    QCOMPARE(r.status, 0);
+    const json doc = json::parse(r.out);
+    QCOMPARE(doc["sources"].size(), std::size_t(2));
+    QCOMPARE(doc["sources"][1]["ranks"], json::array({1}));
+}
+
+void TestCli::realSamples_data()
+{
+    QTest::addColumn<QString>("relPath");
+    QTest::addColumn<QList<int>>("ranks");
+    QTest::addColumn<QString>("compression");
+    QTest::newRow("dlrm worker3") << QStringLiteral("profiler/param_dlrm_8rank/worker3_step_12.1694128201557.pt.trace.json") << QList<int>{3} << QStringLiteral("none");
+    QTest::newRow("hta sampled rank1") << QStringLiteral("profiler/hta_sampled_2rank/sampled_rank-1.json.gz") << QList<int>{1} << QStringLiteral("gzip");
+    QTest::newRow("cpu-only gloo") << QStringLiteral("profiler/hta_cpu_only_gloo/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz") << QList<int>{34} << QStringLiteral("gzip");
+}
+
+void TestCli::realSamples()
+{
+    QFETCH(QString, relPath);
+    QFETCH(QList<int>, ranks);
+    QFETCH(QString, compression);
+    const QString path = QStringLiteral(RANKSCOPE_SAMPLES_DIR "/") + relPath;
+    if (!QFile::exists(path))
+        QSKIP("shared samples are not present");
+    const Result r = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), path});
+    QCOMPARE(r.status, 0);
+    const json s = json::parse(r.out)["sources"][0];
+    QCOMPARE(s["format"].get<std::string>(), std::string("pytorch-trace"));
+    QCOMPARE(QString::fromStdString(s["compression"].get<std::string>()), compression);
+    QCOMPARE(s["ranks"].get<std::vector<int>>(), std::vector<int>(ranks.begin(), ranks.end()));
+    QVERIFY(s["counts"]["spans"].get<long long>() > 0);
+    QVERIFY(s["diagnostics"].empty());
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"
