@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 namespace rs {
@@ -222,8 +223,9 @@ std::unique_ptr<InputStream> InputStream::open(const std::string &path, std::str
         size = std::ftell(f);
         std::fseek(f, 0, SEEK_SET);
     }
-    if (size < 0) {
-        // A directory opens on Linux but cannot be read or sized.
+    std::error_code ec;
+    if (size < 0 || std::filesystem::is_directory(path, ec)) {
+        // A directory opens on Linux but cannot be read; ext4 even reports its size as LLONG_MAX.
         std::fclose(f);
         if (error)
             *error = "cannot read: not a regular file";

@@ -21,6 +21,7 @@ enum SpanFlag : std::uint16_t {
     SpanFlagAnnotation = 1 << 6, ///< a user annotation (record_function), CPU or GPU side
     SpanFlagRuntime = 1 << 7,    ///< a CUDA/HIP runtime or driver call
     SpanFlagUnmatched = 1 << 8,  ///< a B without its E (closed at the end of the trace)
+    SpanFlagOutOfMemory = 1 << 9, ///< an allocator out-of-memory record (the profiler's [OutOfMemory] instant)
 };
 
 /// One complete event on a track: an op, a kernel, an annotation.
