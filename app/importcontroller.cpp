@@ -53,7 +53,8 @@ void ImportController::open(const QStringList &paths)
         files.push_back(p.toStdString());
     auto job = std::make_shared<Job>();
     job->generation = ++m_generation;
-    job->loader = std::make_unique<SessionLoader>(std::move(files), m_overrides);
+    m_lastPaths = paths;
+    job->loader = std::make_unique<SessionLoader>(std::move(files), m_options);
     job->progress = std::make_unique<SessionLoader::Progress>(job->loader->files().size());
     m_running = job;
     Q_EMIT started(job->generation, static_cast<int>(job->loader->files().size()));

@@ -21,7 +21,12 @@ public:
     ~ImportController() override;
 
     /// Rank overrides (path → rank) applied to every later load.
-    void setRankOverrides(std::map<std::string, RankId> overrides) { m_overrides = std::move(overrides); }
+    void setRankOverrides(std::map<std::string, RankId> overrides) { m_options.rankOverrides = std::move(overrides); }
+    /// Everything the user decided about the inputs (ranks, rank maps, time zone), for later loads.
+    void setOptions(SessionLoader::Options options) { m_options = std::move(options); }
+    const SessionLoader::Options &options() const { return m_options; }
+    /// Paths of the newest load, to load again with changed options.
+    const QStringList &lastPaths() const { return m_lastPaths; }
     /// Generation of the newest load (0 before the first).
     quint64 generation() const { return m_generation; }
     bool isBusy() const { return m_running != nullptr; }
@@ -44,7 +49,8 @@ private:
     void pollProgress();
     void jobDone(quint64 generation, SessionPtr session, bool wasCancelled);
 
-    std::map<std::string, RankId> m_overrides;
+    SessionLoader::Options m_options;
+    QStringList m_lastPaths;
     quint64 m_generation = 0;
     std::shared_ptr<Job> m_running;
     QTimer m_poll;

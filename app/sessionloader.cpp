@@ -20,8 +20,14 @@ std::int64_t SessionLoader::Progress::done() const
 
 SessionLoader::SessionLoader(std::vector<std::string> paths, std::map<std::string, RankId> rankOverrides,
                              unsigned threads)
-    : m_files(ImporterRegistry::expandPaths(paths)), m_threads(threads)
+    : SessionLoader(std::move(paths), Options{std::move(rankOverrides), {}, {}, threads})
 {
+}
+
+SessionLoader::SessionLoader(std::vector<std::string> paths, const Options &options)
+    : m_files(ImporterRegistry::expandPaths(paths)), m_timeZone(options.timeZone), m_threads(options.threads)
+{
+    const auto &rankOverrides = options.rankOverrides;
     // The user names a file as they like (relative, through a link): match overrides on the
     // canonical path so "--assign-rank ./a.json=3" still reaches "a.json".
     namespace fs = std::filesystem;
@@ -35,6 +41,12 @@ SessionLoader::SessionLoader(std::vector<std::string> paths, std::map<std::strin
         for (const auto &f : m_files)
             if (f == path || canonical(f) == want)
                 m_overrides[f] = rank;
+    }
+    for (const auto &[path, map] : options.rankMaps) {
+        const std::string want = canonical(path);
+        for (const auto &f : m_files)
+            if (f == path || canonical(f) == want)
+                m_rankMaps[f] = map;
     }
 }
 
@@ -60,6 +72,7 @@ SessionPtr SessionLoader::run(Progress *progress) const
                 fn = [progress, i](std::int64_t done, std::int64_t) { progress->bytesDone[i] = done; };
             // Per-file progress is throttled by the context; the owner samples the atomics.
             ImportContext ctx(progress ? &progress->cancel : &neverCancel, fn, std::chrono::milliseconds(20));
+            ctx.timeZone = m_timeZone;
             results[i].emplace(ImporterRegistry::instance().importFile(m_files[i], ctx));
             if (progress)
                 ++progress->filesDone;
@@ -77,6 +90,8 @@ SessionPtr SessionLoader::run(Progress *progress) const
     SessionBuilder builder;
     for (const auto &[path, rank] : m_overrides)
         builder.assignRank(path, rank);
+    for (const auto &[path, map] : m_rankMaps)
+        builder.mapRanks(path, map);
     for (auto &r : results)
         if (r)
             builder.addSource(std::move(*r));

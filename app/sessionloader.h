@@ -26,9 +26,18 @@ public:
         std::int64_t done() const;
     };
 
-    /// Folders are expanded to the files below them. `threads` 0 = one per core.
+    /// What the user decided about the inputs.
+    struct Options {
+        std::map<std::string, RankId> rankOverrides;                 ///< path → rank (--assign-rank)
+        std::map<std::string, std::map<RankId, RankId>> rankMaps;    ///< path → (GPU index/rank → rank)
+        std::string timeZone;                                        ///< zone of zone-less stamps, "" = local
+        unsigned threads = 0;                                        ///< 0 = one per core
+    };
+
+    /// Folders are expanded to the files below them.
     SessionLoader(std::vector<std::string> paths, std::map<std::string, RankId> rankOverrides = {},
                   unsigned threads = 0);
+    SessionLoader(std::vector<std::string> paths, const Options &options);
 
     const std::vector<std::string> &files() const { return m_files; }
     /// Runs the whole load on the calling thread plus worker threads; returns the frozen session
@@ -38,6 +47,8 @@ public:
 private:
     std::vector<std::string> m_files;
     std::map<std::string, RankId> m_overrides;
+    std::map<std::string, std::map<RankId, RankId>> m_rankMaps;
+    std::string m_timeZone;
     unsigned m_threads;
 };
 

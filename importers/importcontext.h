@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace rs {
 
@@ -19,6 +20,10 @@ public:
     ImportContext(const std::atomic<bool> *cancel, ProgressFn progress,
                   std::chrono::milliseconds interval = std::chrono::milliseconds(50))
         : m_cancel(cancel), m_progress(std::move(progress)), m_interval(interval) {}
+
+    /// Time zone (IANA id such as "Europe/Berlin", or "UTC") for sources whose time stamps carry none
+    /// (nvidia-smi's local times). Empty means the machine's local zone.
+    std::string timeZone;
 
     /// True once the user asked to stop; importers return promptly (a partial result is fine).
     bool isCancelled() const { return m_cancel && m_cancel->load(std::memory_order_relaxed); }

@@ -1,6 +1,11 @@
 #include "importerregistry.h"
 
 #include "kineto/kinetoimporter.h"
+#include "memorysummary/memorysummaryimporter.h"
+#include "nccllog/logimporter.h"
+#include "nvidiasmi/nvidiasmiimporter.h"
+#include "snapshot/memorytimelineimporter.h"
+#include "snapshot/snapshotimporter.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -18,6 +23,12 @@ const ImporterRegistry &ImporterRegistry::instance()
     static const ImporterRegistry registry = [] {
         ImporterRegistry r;
         r.add(std::make_unique<KinetoImporter>());
+        r.add(std::make_unique<MemorySummaryImporter>());
+        r.add(std::make_unique<NvidiaSmiImporter>());
+        r.add(std::make_unique<LogImporter>(LogImporter::Kind::NcclLog));
+        r.add(std::make_unique<LogImporter>(LogImporter::Kind::JobLog));
+        r.add(std::make_unique<SnapshotImporter>());
+        r.add(std::make_unique<MemoryTimelineImporter>());
         return r;
     }();
     return registry;
@@ -91,7 +102,8 @@ SourceBuilder ImporterRegistry::run(std::unique_ptr<InputStream> in, SourceBuild
         out.error(in->error(), -1, in->position());
     if (ctx.isCancelled())
         out.warning("import cancelled; the data read so far is kept", -1, in->position());
-    ctx.reportProgress(in->compressedSize(), in->compressedSize());
+    else
+        ctx.reportProgress(in->compressedSize(), in->compressedSize());
     out.finish();
     return out;
 }

@@ -3,6 +3,7 @@
 // Shared between threads as std::shared_ptr<const Session>; built by SessionBuilder.
 
 #include "argsarena.h"
+#include "records.h"
 #include "source.h"
 #include "stringpool.h"
 #include "track.h"
@@ -54,6 +55,14 @@ public:
     const std::vector<Track> &tracks() const { return m_tracks; }
     /// Sorted by rank, then start.
     const std::vector<Collective> &collectives() const { return m_collectives; }
+    /// memory_summary tables, in source order.
+    const std::vector<MemorySummary> &memorySummaries() const { return m_memorySummaries; }
+    /// CUDA OOM messages, in source order.
+    const std::vector<OomEvent> &ooms() const { return m_ooms; }
+    /// Log records and the structured evidence read from logs, in source order.
+    const LogEvidence &logs() const { return m_logs; }
+    /// Allocator snapshot evidence (allocations with stacks, segments), stack indexes session-wide.
+    const AllocatorEvidence &allocator() const { return m_allocator; }
     const StringPool &strings() const { return m_strings; }
     std::string_view str(StringId id) const { return m_strings.view(id); }
     /// Raw args JSON of an event on `track`.
@@ -74,6 +83,10 @@ private:
     std::vector<Rank> m_ranks;
     std::vector<Track> m_tracks;
     std::vector<Collective> m_collectives;
+    std::vector<MemorySummary> m_memorySummaries;
+    std::vector<OomEvent> m_ooms;
+    LogEvidence m_logs;
+    AllocatorEvidence m_allocator;
     StringPool m_strings;
     TimeRange m_timeRange;
 };

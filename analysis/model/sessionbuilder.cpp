@@ -43,10 +43,65 @@ std::optional<RankId> SessionBuilder::rankFromFileName(const std::string &path)
     return std::nullopt;
 }
 
+void SessionBuilder::remapRanks(SourceBuilder &b, const std::map<RankId, RankId> &map)
+{
+    auto to = [&map](RankId r) {
+        auto it = map.find(r);
+        return it == map.end() ? r : it->second;
+    };
+    for (RankId &r : b.m_source.ranks)
+        r = to(r);
+    std::sort(b.m_source.ranks.begin(), b.m_source.ranks.end());
+    b.m_source.ranks.erase(std::unique(b.m_source.ranks.begin(), b.m_source.ranks.end()), b.m_source.ranks.end());
+    for (Track &t : b.m_tracks)
+        if (t.rank != kNoRank)
+            t.rank = to(t.rank);
+    auto each = [&to](auto &items) {
+        for (auto &x : items)
+            if (x.rank >= 0)
+                x.rank = to(x.rank);
+    };
+    each(b.m_collectives);
+    each(b.m_ooms);
+    each(b.m_memorySummaries);
+    each(b.m_logs.records);
+    each(b.m_logs.comms);
+    each(b.m_logs.settings);
+    each(b.m_logs.calls);
+    each(b.m_logs.timeouts);
+    each(b.m_logs.failures);
+    each(b.m_allocator.allocations);
+    each(b.m_allocator.segments);
+}
+
 std::shared_ptr<const Session> SessionBuilder::freeze()
 {
     auto session = std::make_shared<Session>();
     Session &s = *session;
+
+    // GPU index → rank, from NCCL init lines, usable only when every device names one rank (one host).
+    std::map<std::int32_t, std::set<RankId>> devRanks;
+    for (const SourceBuilder &b : m_pending)
+        for (const NcclCommInfo &c : b.m_logs.comms)
+            if (c.cudaDev >= 0 && c.rank >= 0 && c.nranks == b.m_source.worldSize)
+                devRanks[c.cudaDev].insert(c.rank);
+    std::map<RankId, RankId> byNccl;
+    bool ncclUsable = !devRanks.empty();
+    for (const auto &[dev, ranks] : devRanks) {
+        if (ranks.size() != 1)
+            ncclUsable = false;
+        else
+            byNccl[dev] = *ranks.begin();
+    }
+    for (SourceBuilder &b : m_pending) {
+        if (auto it = m_rankMaps.find(b.m_source.path); it != m_rankMaps.end()) {
+            remapRanks(b, it->second);
+            b.m_source.rankOrigin = RankOrigin::User;
+        } else if (b.m_source.rankOrigin == RankOrigin::DeviceIndex && ncclUsable) {
+            remapRanks(b, byNccl);
+            b.m_source.rankOrigin = RankOrigin::NcclDevice;
+        }
+    }
 
     // Pass 1: decide every source's ranks, so sources without any can take the lowest free ones.
     std::set<RankId> used;
@@ -57,7 +112,9 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
             src.ranks = {it->second};
             src.rankOrigin = RankOrigin::User;
         } else if (!src.ranks.empty()) {
-            src.rankOrigin = RankOrigin::Content;
+            // Importers that derive ranks indirectly (GPU index) say so; the rest read them from content.
+            if (src.rankOrigin == RankOrigin::Assigned)
+                src.rankOrigin = RankOrigin::Content;
         } else if (auto r = rankFromFileName(src.path)) {
             src.ranks = {*r};
             src.rankOrigin = RankOrigin::FileName;
@@ -72,7 +129,9 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         if (!needsRank[i])
             continue;
         // A file that produced nothing rank-bound (unreadable, or not a trace) should not claim a rank.
-        if (m_pending[i].m_tracks.empty() && m_pending[i].m_steps.empty()) {
+        if (m_pending[i].m_tracks.empty() && m_pending[i].m_steps.empty() && m_pending[i].m_ooms.empty()
+            && m_pending[i].m_memorySummaries.empty() && m_pending[i].m_logs.empty()
+            && m_pending[i].m_allocator.empty()) {
             m_pending[i].m_source.rankOrigin = RankOrigin::Assigned;
             continue;
         }
@@ -145,6 +204,53 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
             c.dtype = remap[c.dtype];
             s.m_collectives.push_back(c);
         }
+        const auto oomBase = static_cast<std::int32_t>(s.m_ooms.size());
+        for (OomEvent o : b.m_ooms) {
+            o.source = sourceId;
+            if (o.rank == kNoRank)
+                o.rank = primary;
+            s.m_ooms.push_back(std::move(o));
+        }
+        for (MemorySummary m : b.m_memorySummaries) {
+            m.source = sourceId;
+            if (m.rank == kNoRank)
+                m.rank = primary;
+            if (m.oom >= 0)
+                m.oom += oomBase;
+            s.m_memorySummaries.push_back(std::move(m));
+        }
+        auto appendLogs = [primary](auto &from, auto &to) {
+            for (auto &x : from) {
+                if (x.rank == kNoRank)
+                    x.rank = primary;
+                to.push_back(std::move(x));
+            }
+        };
+        for (LogRecord &r : b.m_logs.records)
+            r.source = sourceId;
+        appendLogs(b.m_logs.records, s.m_logs.records);
+        appendLogs(b.m_logs.comms, s.m_logs.comms);
+        appendLogs(b.m_logs.settings, s.m_logs.settings);
+        appendLogs(b.m_logs.calls, s.m_logs.calls);
+        appendLogs(b.m_logs.timeouts, s.m_logs.timeouts);
+        appendLogs(b.m_logs.failures, s.m_logs.failures);
+        const auto stackBase = static_cast<std::int32_t>(s.m_allocator.stacks.size());
+        for (auto &stack : b.m_allocator.stacks)
+            s.m_allocator.stacks.push_back(std::move(stack));
+        for (AllocationRecord &a : b.m_allocator.allocations)
+            if (a.stack >= 0)
+                a.stack += stackBase;
+        for (SegmentRecord &seg : b.m_allocator.segments) {
+            if (seg.stack >= 0)
+                seg.stack += stackBase;
+            for (auto &blk : seg.blocks)
+                if (blk.stack >= 0)
+                    blk.stack += stackBase;
+        }
+        appendLogs(b.m_allocator.allocations, s.m_allocator.allocations);
+        appendLogs(b.m_allocator.segments, s.m_allocator.segments);
+        if (s.m_allocator.settings.empty())
+            s.m_allocator.settings = b.m_allocator.settings;
         for (RankId rk : b.m_source.ranks) {
             Rank &r = ranks[rk];
             r.id = rk;

@@ -18,6 +18,9 @@ public:
     void addSource(SourceBuilder &&source);
     /// Forces the rank of the source whose path is `path` (the user's --assign-rank).
     void assignRank(const std::string &path, RankId rank) { m_overrides[path] = rank; }
+    /// Renames the ranks a multi-rank source feeds (e.g. nvidia-smi GPU index → rank), for the
+    /// source whose path is `path`. Ranks not in `map` stay.
+    void mapRanks(const std::string &path, std::map<RankId, RankId> map) { m_rankMaps[path] = std::move(map); }
     std::size_t sourceCount() const { return m_pending.size(); }
 
     /// Builds the session. The builder is left empty.
@@ -29,6 +32,8 @@ public:
 private:
     std::vector<SourceBuilder> m_pending;
     std::map<std::string, RankId> m_overrides;
+    std::map<std::string, std::map<RankId, RankId>> m_rankMaps;
+    void remapRanks(SourceBuilder &b, const std::map<RankId, RankId> &map);
 };
 
 } // namespace rs

@@ -21,6 +21,8 @@ const char *rankOriginName(RankOrigin o)
     case RankOrigin::FileName: return "file-name";
     case RankOrigin::User: return "user";
     case RankOrigin::Assigned: return "assigned";
+    case RankOrigin::DeviceIndex: return "device-index";
+    case RankOrigin::NcclDevice: return "nccl-device";
     }
     return "assigned";
 }

@@ -21,6 +21,8 @@ enum class RankOrigin : std::uint8_t {
     FileName, ///< parsed from the file name (rank-3, rank_3, rank3, worker3)
     User,     ///< set by the user (--assign-rank or the import dialog)
     Assigned, ///< nothing said: the lowest free rank was given
+    DeviceIndex, ///< a GPU index taken as the local rank (nvidia-smi without NCCL evidence)
+    NcclDevice,  ///< a GPU index mapped to a rank through NCCL's "rank R ... cudaDev D" lines
 };
 const char *rankOriginName(RankOrigin o);
 

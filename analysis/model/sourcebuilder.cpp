@@ -67,6 +67,27 @@ void SourceBuilder::shiftTimes(TimeNs delta)
         c.start += delta;
         c.end += delta;
     }
+    for (OomEvent &o : m_ooms)
+        if (o.time != kNoTime)
+            o.time += delta;
+    for (MemorySummary &m : m_memorySummaries)
+        if (m.time != kNoTime)
+            m.time += delta;
+    auto shift = [delta](auto &items) {
+        for (auto &x : items)
+            if (x.time != kNoTime)
+                x.time += delta;
+    };
+    shift(m_logs.records);
+    shift(m_logs.comms);
+    shift(m_logs.calls);
+    shift(m_logs.timeouts);
+    for (AllocationRecord &a : m_allocator.allocations) {
+        if (a.time != kNoTime)
+            a.time += delta;
+        if (a.freed != kNoTime)
+            a.freed += delta;
+    }
 }
 
 void SourceBuilder::finish()
@@ -83,6 +104,15 @@ void SourceBuilder::finish()
             tr = tr.united({t.counter.times.front(), t.counter.times.back() + 1});
         range = range.united(tr);
     }
+    // Timed log evidence counts too: a log-only source still has a time range.
+    auto addTimes = [&range](const auto &items) {
+        for (const auto &x : items)
+            if (x.time != kNoTime)
+                range = range.united({x.time, x.time + 1});
+    };
+    addTimes(m_logs.records);
+    addTimes(m_ooms);
+    addTimes(m_memorySummaries);
     std::sort(m_steps.begin(), m_steps.end(), [](const Step &a, const Step &b) { return a.range.begin < b.range.begin; });
     std::sort(m_collectives.begin(), m_collectives.end(),
               [](const Collective &a, const Collective &b) { return a.start < b.start; });

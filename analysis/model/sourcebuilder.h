@@ -41,6 +41,21 @@ public:
     void addStep(const Step &step) { m_steps.push_back(step); }
     void addCollective(const Collective &c) { m_collectives.push_back(c); }
     void addDevice(const DeviceInfo &d) { m_source.devices.push_back(d); }
+    /// Returns the index of the OOM within this source (for MemorySummary::oom).
+    std::int32_t addOom(OomEvent oom)
+    {
+        m_ooms.push_back(std::move(oom));
+        return static_cast<std::int32_t>(m_ooms.size() - 1);
+    }
+    void addMemorySummary(MemorySummary summary) { m_memorySummaries.push_back(std::move(summary)); }
+    const std::vector<OomEvent> &ooms() const { return m_ooms; }
+    const std::vector<MemorySummary> &memorySummaries() const { return m_memorySummaries; }
+    /// Log records and structured log evidence of this source.
+    LogEvidence &logs() { return m_logs; }
+    const LogEvidence &logs() const { return m_logs; }
+    /// Allocator snapshot evidence of this source (stack indexes local to it).
+    AllocatorEvidence &allocator() { return m_allocator; }
+    const AllocatorEvidence &allocator() const { return m_allocator; }
 
     void warning(std::string message, std::int64_t line = -1, std::int64_t offset = -1);
     void error(std::string message, std::int64_t line = -1, std::int64_t offset = -1);
@@ -62,6 +77,10 @@ private:
     std::map<std::tuple<int, std::int64_t, std::int64_t, std::int32_t, RankId>, TrackId> m_trackIndex;
     std::vector<Step> m_steps;
     std::vector<Collective> m_collectives;
+    std::vector<OomEvent> m_ooms;
+    std::vector<MemorySummary> m_memorySummaries;
+    LogEvidence m_logs;
+    AllocatorEvidence m_allocator;
 };
 
 } // namespace rs

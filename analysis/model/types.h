@@ -12,6 +12,8 @@ using TimeNs = std::int64_t;
 /// The distributed rank a source or track belongs to. kNoRank when it is not known yet.
 using RankId = std::int32_t;
 inline constexpr RankId kNoRank = -1;
+/// Log records that belong to the whole job (torchrun's agent), not to one rank.
+inline constexpr RankId kJobLevel = -2;
 
 /// Index into StringPool. 0 is always the empty string.
 using StringId = std::uint32_t;

@@ -1,0 +1,240 @@
+#pragma once
+// Untimed or sparsely timed evidence attached to a rank: printed memory_summary() tables, CUDA OOM
+// messages, and log records. Times are wall-clock ns when the source gave one, else kNoTime.
+
+#include "types.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rs {
+
+inline constexpr TimeNs kNoTime = std::numeric_limits<TimeNs>::min();
+
+/// One row of a memory_summary table ("Allocated memory", pool "all"/"large"/"small").
+struct MemorySummaryRow {
+    std::string metric;          ///< row name as printed, e.g. "Allocated memory", "Allocations"
+    std::string pool;            ///< "all" for the main row, "large" / "small" for the sub-rows
+    bool isBytes = true;         ///< byte row (cells with units) or count row
+    std::int64_t current = -1;   ///< Cur Usage in bytes (or count); -1 when unreadable
+    std::int64_t peak = -1;      ///< Peak Usage
+    std::int64_t allocated = -1; ///< Tot Alloc
+    std::int64_t freed = -1;     ///< Tot Freed
+};
+
+/// A complete torch.cuda.memory_summary() table.
+struct MemorySummary {
+    RankId rank = kNoRank;            ///< owning rank (resolved when frozen)
+    std::int32_t device = -1;         ///< "device ID n" of the header
+    TimeNs time = kNoTime;            ///< from the surrounding log line, when it had a time stamp
+    std::int64_t line = 0;            ///< 1-based line of the table's first line in its source
+    SourceId source = 0;              ///< the file it was read from (set when frozen)
+    std::int64_t ooms = -1;           ///< "CUDA OOMs" header value
+    std::int64_t allocRetries = -1;   ///< "cudaMalloc retries" header value
+    bool abbreviated = false;         ///< printed with abbreviated=True (no pool sub-rows)
+    std::int32_t oom = -1;            ///< index into Session::ooms() of the OOM this table follows, -1 if none
+    std::vector<MemorySummaryRow> rows; ///< in printed order
+
+    /// The row named `metric` for `pool`, or nullptr.
+    const MemorySummaryRow *row(const std::string &metric, const std::string &pool = "all") const
+    {
+        for (const auto &r : rows)
+            if (r.metric == metric && r.pool == pool)
+                return &r;
+        return nullptr;
+    }
+};
+
+/// A CUDA out-of-memory message ("CUDA out of memory. Tried to allocate ...").
+struct OomEvent {
+    RankId rank = kNoRank;            ///< owning rank (resolved when frozen)
+    std::int32_t device = -1;         ///< GPU n of the message (local CUDA index)
+    TimeNs time = kNoTime;            ///< from the log line or trace, when known
+    std::int64_t line = 0;            ///< 1-based line in its source (0 when not from text)
+    SourceId source = 0;              ///< the file it was read from (set when frozen)
+    std::int64_t requested = -1;      ///< bytes it tried to allocate
+    std::int64_t capacity = -1;       ///< total capacity of the GPU
+    std::int64_t allocated = -1;      ///< allocated by PyTorch
+    std::int64_t reserved = -1;       ///< reserved by PyTorch (old form states it; new form: allocated + unallocated)
+    std::int64_t free = -1;           ///< free on the GPU
+    std::int64_t processInUse = -1;   ///< "this process has X memory in use" (new form), -1 if absent
+    std::string text;                 ///< the message, from "CUDA out of memory" on
+};
+
+} // namespace rs
+
+namespace rs {
+
+enum class LogLevel : std::uint8_t { Info, Warning, Error };
+enum class LogKind : std::uint8_t {
+    Nccl,     ///< an NCCL debug line (host:pid:tid [dev] NCCL INFO|WARN ...)
+    PyTorch,  ///< a c10 / ProcessGroupNCCL / DDP message
+    Torchrun, ///< the elastic agent's lines and the ChildFailedError summary
+    Python,   ///< a Python traceback's final exception line
+    Other,    ///< any other line of a job log (kept so the log reads whole)
+};
+
+/// Bits of LogRecord::flags: what a record is evidence of.
+enum LogFlag : std::uint16_t {
+    LogFlagOom = 1 << 0,             ///< a CUDA out-of-memory message
+    LogFlagWatchdogTimeout = 1 << 1, ///< ProcessGroupNCCL watchdog timeout
+    LogFlagDesync = 1 << 2,          ///< a desync report / mismatched collectives
+    LogFlagUnusedParameters = 1 << 3, ///< DDP unused-parameter messages
+    LogFlagChildFailed = 1 << 4,     ///< torchrun reported a failed child
+    LogFlagNcclInit = 1 << 5,        ///< NCCL Init START/COMPLETE
+    LogFlagNcclSetting = 1 << 6,     ///< "X set by environment to Y"
+    LogFlagNcclCollective = 1 << 7,  ///< NCCL COLL subsystem call
+    LogFlagInterleaved = 1 << 8,     ///< the physical line held pieces of several records
+    LogFlagNcclAbort = 1 << 9,       ///< comm abort
+};
+
+/// One record of a log: an NCCL line, a PyTorch message, a traceback's exception, or plain output.
+struct LogRecord {
+    TimeNs time = kNoTime;      ///< wall-clock ns when the line had a usable time stamp
+    RankId rank = kNoRank;      ///< owning rank (resolved when frozen)
+    std::int64_t line = 0;      ///< 1-based line in its source
+    SourceId source = 0;        ///< the file it was read from (set when frozen)
+    LogLevel level = LogLevel::Info; ///< severity as the writer stated it
+    LogKind kind = LogKind::Other;   ///< who wrote it
+    std::uint16_t flags = 0;    ///< LogFlag bits
+    std::string text;           ///< the message without launcher/rank prefixes
+};
+
+/// An NCCL communicator member, from "comm 0x.. rank R nranks N cudaDev D ... busId B commId C - Init COMPLETE".
+struct NcclCommInfo {
+    RankId rank = kNoRank;      ///< rank within the communicator (the global rank for the default group)
+    std::int32_t nranks = 0;    ///< communicator size
+    std::int32_t cudaDev = -1;  ///< local CUDA device
+    std::int64_t busId = -1;    ///< PCI bus id as NCCL prints it (hex 7000 → 0x7000)
+    std::string commId;         ///< "0x245d..." (same on every member)
+    std::string host;           ///< host name of the line prefix
+    std::int64_t pid = 0;       ///< process id of the line prefix
+    TimeNs time = kNoTime;      ///< when the line had a time stamp
+    std::int64_t line = 0;      ///< 1-based line in its source
+    bool complete = false;      ///< Init COMPLETE (true) or Init START (false)
+};
+
+/// An NCCL environment setting echoed in the log ("NCCL_BUFFSIZE set by environment to 4194304.").
+struct NcclSetting {
+    RankId rank = kNoRank;      ///< rank of the process that printed it
+    std::string name;           ///< "NCCL_BUFFSIZE"
+    std::string value;          ///< "4194304"
+    std::int64_t line = 0;      ///< 1-based line in its source
+};
+
+/// An NCCL collective call from the COLL subsystem ("AllReduce: opCount 3 ... count 1024 datatype 7 op 0").
+struct NcclCall {
+    RankId rank = kNoRank;      ///< rank of the process that made it
+    std::string op;             ///< "AllReduce", "Broadcast", ...
+    std::uint64_t opCount = 0;  ///< the communicator's op counter (hex in the log)
+    std::int64_t count = -1;    ///< element count
+    std::int32_t datatype = -1; ///< ncclDataType_t
+    std::int32_t redOp = -1;    ///< ncclRedOp_t
+    std::string comm;           ///< communicator pointer "0x..."
+    TimeNs time = kNoTime;      ///< when the line had a time stamp
+    std::int64_t line = 0;      ///< 1-based line in its source
+};
+
+/// A ProcessGroupNCCL watchdog timeout ("WorkNCCL(SeqNum=..., OpType=...) ran for N milliseconds").
+struct WatchdogTimeout {
+    RankId rank = kNoRank;      ///< rank that reported it
+    std::int64_t seq = -1;      ///< SeqNum of the collective that timed out
+    std::string opType;         ///< "ALLREDUCE", ...
+    std::int64_t numelIn = -1;  ///< NumelIn, -1 when the version did not print it
+    std::int64_t numelOut = -1; ///< NumelOut
+    std::int64_t timeoutMs = -1; ///< Timeout(ms)
+    std::int64_t ranForMs = -1; ///< how long it ran
+    TimeNs time = kNoTime;      ///< when the line had a time stamp
+    std::int64_t line = 0;      ///< 1-based line in its source
+};
+
+/// One failed child of torchrun's ChildFailedError summary.
+struct ChildFailure {
+    RankId rank = kNoRank;      ///< global rank "[i]:"
+    std::int32_t localRank = -1; ///< local_rank
+    std::int32_t exitCode = 0;  ///< negative: killed by a signal
+    std::int64_t pid = 0;       ///< child pid
+    std::string host;           ///< host
+    std::string when;           ///< the summary's own "time" text (local time)
+    std::string signal;         ///< "SIGKILL" when the child died of a signal
+    bool rootCause = false;     ///< listed under "Root Cause (first observed failure)"
+    std::int64_t line = 0;      ///< 1-based line of "[i]:" in its source
+};
+
+} // namespace rs
+
+namespace rs {
+
+/// Everything read from logs, kept together so builders and the session handle it as one unit.
+struct LogEvidence {
+    std::vector<LogRecord> records;        ///< in source order
+    std::vector<NcclCommInfo> comms;       ///< NCCL Init START/COMPLETE lines
+    std::vector<NcclSetting> settings;     ///< NCCL environment settings echoed
+    std::vector<NcclCall> calls;           ///< COLL subsystem calls
+    std::vector<WatchdogTimeout> timeouts; ///< ProcessGroupNCCL watchdog timeouts
+    std::vector<ChildFailure> failures;    ///< torchrun ChildFailedError entries
+
+    bool empty() const
+    {
+        return records.empty() && comms.empty() && settings.empty() && calls.empty() && timeouts.empty()
+            && failures.empty();
+    }
+};
+
+} // namespace rs
+
+namespace rs {
+
+/// One Python frame of an allocation's stack (snapshot `frames`).
+struct StackFrame {
+    std::string filename;   ///< source file
+    std::string name;       ///< function
+    std::int32_t line = 0;  ///< line in the file
+};
+
+/// One allocation of the caching allocator, from a snapshot's trace (alloc … free_completed).
+struct AllocationRecord {
+    RankId rank = kNoRank;       ///< owning rank (resolved when frozen)
+    std::int32_t device = 0;     ///< CUDA device index
+    TimeNs time = kNoTime;       ///< when it was allocated (wall clock when the trace had time_us)
+    TimeNs freed = kNoTime;      ///< when its free completed, kNoTime while still alive at the snapshot
+    std::uint64_t address = 0;   ///< device address
+    std::int64_t size = 0;       ///< bytes (rounded block size)
+    std::int64_t sequence = 0;   ///< index of its alloc entry in the device's trace (order without clock)
+    std::int32_t stack = -1;     ///< index into AllocatorEvidence::stacks, -1 without frames
+};
+
+/// A cudaMalloc'd segment at snapshot time, with its blocks.
+struct SegmentRecord {
+    RankId rank = kNoRank;          ///< owning rank (resolved when frozen)
+    std::int32_t device = 0;        ///< CUDA device index
+    std::uint64_t address = 0;      ///< segment start
+    std::int64_t totalSize = 0;     ///< bytes reserved
+    std::int64_t allocatedSize = 0; ///< bytes in allocated blocks
+    std::int64_t activeSize = 0;    ///< bytes in active blocks (allocated or awaiting free)
+    bool large = true;              ///< large or small pool
+    bool expandable = false;        ///< expandable segment
+    bool privatePool = false;       ///< segment_pool_id other than (0,0): CUDA graph / MemPool
+    std::int32_t stack = -1;        ///< segment_alloc stack, -1 if none
+    struct Block {
+        std::uint64_t address = 0;  ///< block start
+        std::int64_t size = 0;      ///< bytes
+        std::int64_t requested = 0; ///< bytes asked for
+        enum class State : std::uint8_t { Allocated, AwaitingFree, Inactive } state = State::Inactive;
+        std::int32_t stack = -1;    ///< allocation stack, -1 if none
+    };
+    std::vector<Block> blocks;      ///< in address order
+};
+
+/// Everything read from allocator snapshots.
+struct AllocatorEvidence {
+    std::vector<AllocationRecord> allocations;   ///< in trace order per source
+    std::vector<SegmentRecord> segments;         ///< at snapshot time
+    std::vector<std::vector<StackFrame>> stacks; ///< distinct stacks, innermost frame first
+    std::string settings;                        ///< allocator_settings as JSON text, "" if absent
+
+    bool empty() const { return allocations.empty() && segments.empty(); }
+};
+
+} // namespace rs

@@ -1,0 +1,447 @@
+#include "logparser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <regex>
+
+namespace rs {
+
+namespace {
+
+bool contains(std::string_view s, std::string_view what)
+{
+    return s.find(what) != std::string_view::npos;
+}
+
+bool containsNoCase(std::string_view s, std::string_view what)
+{
+    auto it = std::search(s.begin(), s.end(), what.begin(), what.end(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    });
+    return it != s.end();
+}
+
+std::string_view trimLeft(std::string_view s)
+{
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    return s;
+}
+
+std::string_view trim(std::string_view s)
+{
+    s = trimLeft(s);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    return s;
+}
+
+std::int64_t toInt(const std::string &s, int base = 10)
+{
+    std::int64_t v = -1;
+    std::from_chars(s.data(), s.data() + s.size(), v, base);
+    return v;
+}
+
+bool isRule(std::string_view s, char c)
+{
+    s = trim(s);
+    return s.size() >= 40 && s.find_first_not_of(c) == std::string_view::npos;
+}
+
+// Flags any record can carry, whoever wrote it.
+std::uint16_t contentFlags(std::string_view text)
+{
+    std::uint16_t f = 0;
+    if (contains(text, "CUDA out of memory") || contains(text, "CUDA error: out of memory")
+        || (contains(text, "Cuda failure") && contains(text, "out of memory")))
+        f |= LogFlagOom;
+    if (contains(text, "Watchdog caught collective operation timeout"))
+        f |= LogFlagWatchdogTimeout;
+    if (containsNoCase(text, "desync") || contains(text, "Detected mismatch between collectives"))
+        f |= LogFlagDesync;
+    if (contains(text, "find_unused_parameters") || containsNoCase(text, "unused parameters"))
+        f |= LogFlagUnusedParameters;
+    return f;
+}
+
+} // namespace
+
+LogParser::LogParser(SourceBuilder &out, const ImportContext &ctx)
+    : m_out(out), m_zone(ctx.timeZone), m_memory(out)
+{
+}
+
+void LogParser::remember(RankId rank)
+{
+    if (rank >= 0)
+        m_ranks.insert(rank);
+}
+
+std::size_t LogParser::addRecord(const Piece &p, std::string_view text, LogKind kind, LogLevel level, TimeNs time,
+                                 std::uint16_t flags)
+{
+    LogRecord r;
+    r.time = time;
+    r.rank = p.rank;
+    r.line = p.lineNo;
+    r.kind = kind;
+    r.level = level;
+    r.flags = static_cast<std::uint16_t>(flags | contentFlags(text) | (p.interleaved ? LogFlagInterleaved : 0));
+    r.text = std::string(text);
+    if (kind != LogKind::Other)
+        ++m_out.source().counts.logLines;
+    m_out.logs().records.push_back(std::move(r));
+    return m_out.logs().records.size() - 1;
+}
+
+void LogParser::feed(std::string_view line, std::int64_t lineNo)
+{
+    Piece p;
+    p.lineNo = lineNo;
+    if (auto prefix = logline::rankPrefix(line)) {
+        p.rank = prefix->rank;
+        remember(p.rank);
+        line.remove_prefix(prefix->length);
+    }
+    auto cuts = logline::splicePoints(line);
+    // A header right after NCCL's own time stamp is the line's start, not a splice.
+    if (auto stamp = logline::leadingStamp(line, m_zone))
+        cuts.erase(std::remove_if(cuts.begin(), cuts.end(), [&](std::size_t c) { return c <= stamp->length; }), cuts.end());
+    if (cuts.empty()) {
+        p.text = line;
+        piece(p);
+        return;
+    }
+    std::size_t from = 0;
+    for (std::size_t i = 0; i <= cuts.size(); ++i) {
+        const std::size_t to = i < cuts.size() ? cuts[i] : line.size();
+        Piece q = p;
+        q.text = line.substr(from, to - from);
+        q.interleaved = true;
+        piece(q);
+        from = to;
+    }
+}
+
+void LogParser::piece(const Piece &p)
+{
+    std::string_view text = p.text;
+    TimeNs time = kNoTime;
+    if (auto stamp = logline::leadingStamp(text, m_zone)) {
+        time = stamp->time;
+        if (m_refYear == 0)
+            m_refYear = std::stoi(std::string(text.substr(text[0] == '[' ? 1 : 0, 4)));
+        text.remove_prefix(stamp->length);
+    }
+
+    // torchrun's summary block is line-oriented and comes from the agent, not a rank.
+    if (m_summary == Summary::Open || contains(text, "ChildFailedError:")) {
+        if (m_summary == Summary::None) {
+            m_summary = Summary::Open;
+            m_rootCause = false;
+            m_summaryRules = 0;
+            m_failure = -1;
+            Piece job = p;
+            job.rank = p.rank == kNoRank ? kJobLevel : p.rank;
+            addRecord(job, trim(text), LogKind::Torchrun, LogLevel::Error, time, LogFlagChildFailed);
+            return;
+        }
+        summaryLine(text, p.lineNo);
+        Piece job = p;
+        job.rank = kJobLevel;
+        addRecord(job, text, LogKind::Other, LogLevel::Info, time, 0);
+        return;
+    }
+
+    const std::size_t before = m_out.logs().records.size();
+    if (nccl(p, time, before))
+        return;
+
+    m_memory.feed(text, p.lineNo, p.rank, time);
+
+    bool &inTb = m_inTraceback[p.rank];
+    if (contains(text, "Traceback (most recent call last):")) {
+        inTb = true;
+        addRecord(p, text, LogKind::Other, LogLevel::Info, time, 0);
+        return;
+    }
+    if (inTb) {
+        if (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '^' || text.front() == '~')) {
+            addRecord(p, text, LogKind::Other, LogLevel::Info, time, 0);
+            return;
+        }
+        inTb = false;
+        static const std::regex kException(R"(^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit|Failure)\b:?)");
+        const std::string s(text);
+        if (std::regex_search(s, kException)) {
+            addRecord(p, text, LogKind::Python, LogLevel::Error, time, 0);
+            return;
+        }
+    }
+
+    LogLevel level = LogLevel::Info;
+    LogKind kind = LogKind::Other;
+    std::string_view body = text;
+    if (auto c10 = logline::c10Prefix(text)) {
+        kind = LogKind::PyTorch;
+        level = c10->level == 'E' ? LogLevel::Error : c10->level == 'W' ? LogLevel::Warning : LogLevel::Info;
+        body = text.substr(c10->length);
+        m_partial.emplace_back(m_out.logs().records.size(), *c10);
+    } else if (auto old = logline::oldC10Prefix(text)) {
+        kind = LogKind::PyTorch;
+        level = old->first == 'E' ? LogLevel::Error : old->first == 'W' ? LogLevel::Warning : LogLevel::Info;
+        body = text.substr(old->second);
+    } else if (auto glog = logline::glogPrefix(text)) {
+        kind = contains(text.substr(0, glog->length), "elastic") ? LogKind::Torchrun : LogKind::PyTorch;
+        level = glog->level == 'E' ? LogLevel::Error : glog->level == 'W' ? LogLevel::Warning : LogLevel::Info;
+        body = text.substr(glog->length);
+        m_partial.emplace_back(m_out.logs().records.size(), *glog);
+    } else {
+        static const std::regex kPyLog(R"(^(CRITICAL|ERROR|WARNING|INFO|DEBUG):(torch[\w.]*):)");
+        std::smatch m;
+        const std::string s(text);
+        if (std::regex_search(s, m, kPyLog)) {
+            kind = contains(m[2].str(), "elastic") ? LogKind::Torchrun : LogKind::PyTorch;
+            const std::string lv = m[1].str();
+            level = lv == "ERROR" || lv == "CRITICAL" ? LogLevel::Error : lv == "WARNING" ? LogLevel::Warning : LogLevel::Info;
+        } else if (contentFlags(text) & (LogFlagUnusedParameters | LogFlagDesync | LogFlagWatchdogTimeout)) {
+            kind = LogKind::PyTorch;
+            level = contains(text, "Error") ? LogLevel::Error : LogLevel::Warning;
+        }
+    }
+    Piece owner = p;
+    if (kind == LogKind::Torchrun && p.rank == kNoRank)
+        owner.rank = kJobLevel;
+    addRecord(owner, body, kind, level, time, 0);
+
+    if (kind == LogKind::PyTorch && contains(body, "Watchdog caught collective operation timeout")) {
+        static const std::regex kTimeout(
+            R"(WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(-?\d+), NumelOut=(-?\d+))?, Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds)");
+        static const std::regex kRank(R"(Rank (\d+)\])");
+        std::smatch m;
+        const std::string s(body);
+        if (std::regex_search(s, m, kTimeout)) {
+            WatchdogTimeout w;
+            w.seq = toInt(m[1].str());
+            w.opType = m[2].str();
+            if (m[3].matched) {
+                w.numelIn = toInt(m[3].str());
+                w.numelOut = toInt(m[4].str());
+            }
+            w.timeoutMs = toInt(m[5].str());
+            w.ranForMs = toInt(m[6].str());
+            w.line = p.lineNo;
+            w.time = time;
+            w.rank = p.rank;
+            std::smatch r;
+            if (w.rank == kNoRank && std::regex_search(s, r, kRank))
+                w.rank = static_cast<RankId>(toInt(r[1].str()));
+            remember(w.rank);
+            m_out.logs().timeouts.push_back(std::move(w));
+        }
+    }
+}
+
+bool LogParser::nccl(const Piece &p, TimeNs time, std::size_t recordIndex)
+{
+    std::string_view text = p.text;
+    if (time != kNoTime) {
+        // Already stripped in piece(); strip again here because p.text still holds it.
+        if (auto stamp = logline::leadingStamp(text, m_zone))
+            text.remove_prefix(stamp->length);
+    }
+    const auto h = logline::ncclHeader(text);
+    if (!h)
+        return false;
+    const bool warn = h->level == 'W';
+    const LogLevel level = warn ? LogLevel::Warning : LogLevel::Info;
+    if (warn)
+        ++m_out.source().counts.warnings;
+    const std::string_view msg = h->level == 'V' ? text : h->message;
+    addRecord(p, text, LogKind::Nccl, level, time, 0);
+    auto pending = [&](char what, std::size_t index) {
+        if (p.rank == kNoRank && h->level != 'V')
+            m_pending.push_back({what, index, h->pid, h->dev});
+    };
+    pending('r', recordIndex);
+    auto &logs = m_out.logs();
+
+    if (msg.substr(0, 13) == "NCCL version " && m_out.source().metadataValue("nccl_version").empty()) {
+        std::string_view v = msg.substr(13);
+        v = v.substr(0, v.find(' '));
+        m_out.source().metadata.emplace_back("nccl_version", "\"" + std::string(v) + "\"");
+    }
+    if (contains(msg, " - Init ") || contains(msg, " - Abort ")) {
+        static const std::regex kInit(
+            R"(comm (0x[0-9a-fA-F]+) rank (\d+) n[Rr]anks (\d+) cudaDev (\d+)(?: nvmlDev \d+)? busId ([0-9a-fA-Fx]+)(?: commId (0x[0-9a-fA-F]+))? - (Init|Abort) (START|COMPLETE))");
+        std::smatch m;
+        const std::string s(msg);
+        if (std::regex_search(s, m, kInit)) {
+            if (m[7].str() == "Abort") {
+                logs.records[recordIndex].flags |= LogFlagNcclAbort;
+            } else {
+                NcclCommInfo c;
+                c.rank = static_cast<RankId>(toInt(m[2].str()));
+                c.nranks = static_cast<std::int32_t>(toInt(m[3].str()));
+                c.cudaDev = static_cast<std::int32_t>(toInt(m[4].str()));
+                std::string bus = m[5].str();
+                if (bus.rfind("0x", 0) == 0)
+                    bus = bus.substr(2);
+                c.busId = toInt(bus, 16);
+                c.commId = m[6].str();
+                c.host = std::string(h->host);
+                c.pid = h->pid;
+                c.time = time;
+                c.line = p.lineNo;
+                c.complete = m[8].str() == "COMPLETE";
+                logs.records[recordIndex].flags |= LogFlagNcclInit;
+                // The first communicator of a process is its default group: its rank is the global one.
+                m_pidDevRank.emplace(std::make_pair(h->pid, c.cudaDev), c.rank);
+                m_pidRank.emplace(h->pid, c.rank);
+                m_worldSize = std::max(m_worldSize, c.nranks);
+                if (p.rank == kNoRank)
+                    remember(c.rank);
+                logs.comms.push_back(std::move(c));
+                if (p.rank != kNoRank)
+                    logs.comms.back().rank = p.rank;
+                else
+                    m_pending.push_back({'c', logs.comms.size() - 1, h->pid, logs.comms.back().cudaDev});
+            }
+        }
+    }
+    if (contains(msg, " set by environment to ")) {
+        const auto at = msg.find(" set by environment to ");
+        NcclSetting st;
+        st.name = std::string(trim(msg.substr(0, at)));
+        std::string_view value = trim(msg.substr(at + 23));
+        if (!value.empty() && value.back() == '.')
+            value.remove_suffix(1);
+        st.value = std::string(value);
+        st.line = p.lineNo;
+        st.rank = p.rank;
+        logs.records[recordIndex].flags |= LogFlagNcclSetting;
+        logs.settings.push_back(std::move(st));
+        pending('s', logs.settings.size() - 1);
+    }
+    if (contains(msg, ": opCount ")) {
+        static const std::regex kColl(
+            R"(^(\w+): opCount ([0-9a-fA-F]+) sendbuff \S+ recvbuff \S+ count (\d+) datatype (\d+) op (\d+) root (-?\d+) comm (0x[0-9a-fA-F]+|\(nil\)))");
+        std::smatch m;
+        const std::string s(msg);
+        if (std::regex_search(s, m, kColl)) {
+            NcclCall c;
+            c.op = m[1].str();
+            c.opCount = static_cast<std::uint64_t>(toInt(m[2].str(), 16));
+            c.count = toInt(m[3].str());
+            c.datatype = static_cast<std::int32_t>(toInt(m[4].str()));
+            c.redOp = static_cast<std::int32_t>(toInt(m[5].str()));
+            c.comm = m[7].str();
+            c.time = time;
+            c.line = p.lineNo;
+            c.rank = p.rank;
+            logs.records[recordIndex].flags |= LogFlagNcclCollective;
+            logs.calls.push_back(std::move(c));
+            pending('n', logs.calls.size() - 1);
+        }
+    }
+    if (contentFlags(msg) & LogFlagOom)
+        m_memory.feed(msg, p.lineNo, p.rank, time); // counted as an OOM only if it is the allocator's sentence
+    return true;
+}
+
+void LogParser::summaryLine(std::string_view text, std::int64_t lineNo)
+{
+    auto &failures = m_out.logs().failures;
+    const std::string_view t = trim(text);
+    if (isRule(t, '=')) {
+        // Two rules frame the block; the second one closes it.
+        if (++m_summaryRules >= 2)
+            m_summary = Summary::None;
+        return;
+    }
+    if (t.rfind("Root Cause", 0) == 0) {
+        m_rootCause = true;
+        return;
+    }
+    if (t.size() >= 4 && t.front() == '[' && t.substr(t.size() - 2) == "]:") {
+        ChildFailure f;
+        f.rank = static_cast<RankId>(toInt(std::string(t.substr(1, t.size() - 3))));
+        f.rootCause = m_rootCause;
+        f.line = lineNo;
+        remember(f.rank);
+        failures.push_back(std::move(f));
+        m_failure = static_cast<std::int64_t>(failures.size() - 1);
+        return;
+    }
+    const auto colon = t.find(':');
+    if (m_failure < 0 || colon == std::string_view::npos)
+        return;
+    ChildFailure &f = failures[std::size_t(m_failure)];
+    const std::string key(trim(t.substr(0, colon)));
+    const std::string value(trim(t.substr(colon + 1)));
+    std::smatch m;
+    if (key == "time") {
+        f.when = value;
+    } else if (key == "host") {
+        f.host = value;
+    } else if (key == "rank") {
+        static const std::regex kLocal(R"(local_rank: (\d+))");
+        if (std::regex_search(value, m, kLocal))
+            f.localRank = static_cast<std::int32_t>(toInt(m[1].str()));
+    } else if (key == "exitcode") {
+        static const std::regex kExit(R"((-?\d+)(?: \(pid: (\d+)\))?)");
+        if (std::regex_search(value, m, kExit)) {
+            f.exitCode = static_cast<std::int32_t>(toInt(m[1].str()));
+            if (m[2].matched)
+                f.pid = toInt(m[2].str());
+        }
+    } else if (key == "traceback") {
+        static const std::regex kSignal(R"(\((SIG\w+)\))");
+        if (std::regex_search(value, m, kSignal))
+            f.signal = m[1].str();
+    }
+}
+
+void LogParser::finish()
+{
+    m_memory.finish();
+    auto &logs = m_out.logs();
+    for (const Pending &p : m_pending) {
+        RankId rank = kNoRank;
+        if (auto it = m_pidDevRank.find({p.pid, p.dev}); it != m_pidDevRank.end())
+            rank = it->second;
+        else if (auto jt = m_pidRank.find(p.pid); jt != m_pidRank.end())
+            rank = jt->second;
+        if (rank == kNoRank)
+            continue;
+        switch (p.what) {
+        case 'r': logs.records[p.index].rank = rank; break;
+        case 'c': logs.comms[p.index].rank = rank; break;
+        case 's': logs.settings[p.index].rank = rank; break;
+        case 'n': logs.calls[p.index].rank = rank; break;
+        default: break;
+        }
+    }
+    if (m_refYear > 0) {
+        for (const auto &[index, stamp] : m_partial)
+            if (auto t = logline::resolve(stamp, m_refYear, m_zone))
+                logs.records[index].time = *t;
+    } else if (!m_partial.empty()) {
+        m_out.warning("c10/glog time stamps carry no year and the log has no full date to take it from; "
+                      "those records stay untimed");
+    }
+    if (!m_ranks.empty()) {
+        m_out.source().ranks.assign(m_ranks.begin(), m_ranks.end());
+        m_out.source().rankOrigin = RankOrigin::Content;
+    }
+    if (m_worldSize > 0)
+        m_out.source().worldSize = m_worldSize;
+    m_out.source().hasClock = std::any_of(logs.records.begin(), logs.records.end(),
+                                          [](const LogRecord &r) { return r.time != kNoTime; });
+    if (m_summary == Summary::Open)
+        m_out.warning("torchrun failure summary is cut off by the end of the input");
+}
+
+} // namespace rs

@@ -1,0 +1,57 @@
+#pragma once
+// A pickle reader for data-only pickles (CUDA allocator snapshots, flight-recorder dumps). It
+// implements the opcodes such files use (protocols 2–5: containers, ints of any width, floats,
+// strings, memo) and never resolves a global, builds an object or calls anything: a pickle that
+// asks for one is rejected with the opcode and its byte offset. Limits bound what a hostile file
+// can make it allocate.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rs {
+
+struct PickleValue;
+using PickleRef = std::shared_ptr<PickleValue>;
+
+/// A decoded value. Containers hold shared references because the memo may share them.
+struct PickleValue {
+    enum class Type : std::uint8_t { None, Bool, Int, BigInt, Float, String, Bytes, List, Tuple, Dict };
+    Type type = Type::None;
+    bool boolean = false;        ///< Type::Bool
+    std::int64_t integer = 0;    ///< Type::Int; Type::BigInt keeps the low 64 bits here too
+    double real = 0;             ///< Type::Float
+    std::string text;            ///< Type::String / Type::Bytes
+    std::vector<PickleRef> items;                        ///< List / Tuple
+    std::vector<std::pair<PickleRef, PickleRef>> entries; ///< Dict, in insertion order
+
+    bool isInt() const { return type == Type::Int || type == Type::BigInt || type == Type::Bool; }
+    bool isList() const { return type == Type::List || type == Type::Tuple; }
+    /// The value of string key `key` in a dict, or nullptr.
+    const PickleValue *get(std::string_view key) const;
+    /// Integer value of `key` (ints and bools), or `fallback`.
+    std::int64_t intOr(std::string_view key, std::int64_t fallback) const;
+    /// String value of `key`, or "".
+    std::string_view stringOr(std::string_view key) const;
+};
+
+class RestrictedUnpickler
+{
+public:
+    struct Limits {
+        std::size_t maxValues = 200'000'000; ///< values created in total
+        std::size_t maxString = 256u << 20;  ///< bytes in one string
+        std::size_t maxMemo = 100'000'000;   ///< memo entries
+        std::size_t maxStack = 10'000'000;   ///< values on the stack at once
+    };
+
+    /// Decodes `data`. On failure returns nullptr and sets `error` to a sentence with the byte offset.
+    static PickleRef load(std::string_view data, std::string *error, std::int64_t *errorOffset = nullptr);
+    static PickleRef load(std::string_view data, const Limits &limits, std::string *error, std::int64_t *errorOffset);
+};
+
+} // namespace rs

@@ -1,0 +1,305 @@
+#include "snapshotimporter.h"
+
+#include "restrictedunpickler.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace rs {
+
+namespace {
+
+constexpr std::size_t kMaxPickle = std::size_t(4) << 30;
+
+// Compact JSON for small settings dicts; depth-limited because memo references can form cycles.
+void toJson(const PickleValue &v, std::string &out, int depth)
+{
+    if (depth > 8) {
+        out += "null";
+        return;
+    }
+    switch (v.type) {
+    case PickleValue::Type::None: out += "null"; break;
+    case PickleValue::Type::Bool: out += v.boolean ? "true" : "false"; break;
+    case PickleValue::Type::Int:
+    case PickleValue::Type::BigInt: out += std::to_string(v.integer); break;
+    case PickleValue::Type::Float: out += std::to_string(v.real); break;
+    case PickleValue::Type::String:
+    case PickleValue::Type::Bytes:
+        out += '"';
+        for (char c : v.text) {
+            if (c == '"' || c == '\\')
+                out += '\\';
+            if (static_cast<unsigned char>(c) >= 0x20)
+                out += c;
+        }
+        out += '"';
+        break;
+    case PickleValue::Type::List:
+    case PickleValue::Type::Tuple:
+        out += '[';
+        for (std::size_t i = 0; i < v.items.size(); ++i) {
+            if (i)
+                out += ',';
+            toJson(*v.items[i], out, depth + 1);
+        }
+        out += ']';
+        break;
+    case PickleValue::Type::Dict:
+        out += '{';
+        for (std::size_t i = 0; i < v.entries.size(); ++i) {
+            if (i)
+                out += ',';
+            std::string key;
+            toJson(*v.entries[i].first, key, depth + 1);
+            if (key.empty() || key.front() != '"')
+                key = "\"" + key + "\"";
+            out += key + ':';
+            toJson(*v.entries[i].second, out, depth + 1);
+        }
+        out += '}';
+        break;
+    }
+}
+
+class SnapshotReader
+{
+public:
+    explicit SnapshotReader(SourceBuilder &out) : m_out(out) {}
+
+    void read(const PickleValue &root)
+    {
+        if (root.type != PickleValue::Type::Dict) {
+            m_out.error("the pickle is not a dict, so it is not an allocator snapshot");
+            return;
+        }
+        if (const PickleValue *settings = root.get("allocator_settings"))
+            toJson(*settings, m_out.allocator().settings, 0);
+        std::map<int, std::int64_t> finalAllocated, finalReserved;
+        if (const PickleValue *segs = root.get("segments"); segs && segs->isList()) {
+            for (const auto &s : segs->items)
+                if (s && s->type == PickleValue::Type::Dict)
+                    segment(*s, finalAllocated, finalReserved);
+        } else {
+            m_out.warning("snapshot has no segments list");
+        }
+        if (const PickleValue *traces = root.get("device_traces"); traces && traces->isList()) {
+            for (std::size_t d = 0; d < traces->items.size(); ++d)
+                if (traces->items[d] && traces->items[d]->isList())
+                    trace(int(d), *traces->items[d], finalAllocated[int(d)], finalReserved[int(d)]);
+        }
+        m_out.source().hasClock = m_hasClock && m_anyTimed;
+        if (!m_anyTimed && m_out.source().counts.traceEntries > 0)
+            m_out.warning("trace entries carry no time_us (PyTorch before ~2.3): they are placed 1 µs apart in trace "
+                          "order and the snapshot has no wall clock");
+    }
+
+private:
+    std::int32_t stack(const PickleValue *frames)
+    {
+        if (!frames || !frames->isList() || frames->items.empty())
+            return -1;
+        // Snapshots share frame lists through the memo: one stack per distinct list object.
+        if (auto it = m_stacks.find(frames); it != m_stacks.end())
+            return it->second;
+        std::vector<StackFrame> out;
+        out.reserve(frames->items.size());
+        for (const auto &f : frames->items) {
+            if (!f || f->type != PickleValue::Type::Dict)
+                continue;
+            out.push_back({std::string(f->stringOr("filename")), std::string(f->stringOr("name")),
+                           static_cast<std::int32_t>(f->intOr("line", 0))});
+        }
+        auto &stacks = m_out.allocator().stacks;
+        stacks.push_back(std::move(out));
+        const auto id = static_cast<std::int32_t>(stacks.size() - 1);
+        m_stacks.emplace(frames, id);
+        return id;
+    }
+
+    void segment(const PickleValue &s, std::map<int, std::int64_t> &allocated, std::map<int, std::int64_t> &reserved)
+    {
+        SegmentRecord seg;
+        seg.device = static_cast<std::int32_t>(s.intOr("device", 0));
+        seg.address = static_cast<std::uint64_t>(s.intOr("address", 0));
+        seg.totalSize = s.intOr("total_size", 0);
+        seg.allocatedSize = s.intOr("allocated_size", 0);
+        seg.activeSize = s.intOr("active_size", 0);
+        seg.large = s.stringOr("segment_type") != "small";
+        seg.expandable = s.intOr("is_expandable", 0) != 0;
+        if (const PickleValue *pool = s.get("segment_pool_id"); pool && pool->isList())
+            for (const auto &x : pool->items)
+                seg.privatePool = seg.privatePool || (x && x->isInt() && x->integer != 0);
+        seg.stack = stack(s.get("frames"));
+        if (const PickleValue *blocks = s.get("blocks"); blocks && blocks->isList()) {
+            for (const auto &b : blocks->items) {
+                if (!b || b->type != PickleValue::Type::Dict)
+                    continue;
+                SegmentRecord::Block blk;
+                blk.address = static_cast<std::uint64_t>(b->intOr("address", 0));
+                blk.size = b->intOr("size", 0);
+                blk.requested = b->intOr("requested_size", 0);
+                const std::string_view state = b->stringOr("state");
+                blk.state = state == "active_allocated" ? SegmentRecord::Block::State::Allocated
+                    : (state == "active_awaiting_free" || state == "active_pending_free")
+                    ? SegmentRecord::Block::State::AwaitingFree
+                    : SegmentRecord::Block::State::Inactive;
+                blk.stack = stack(b->get("frames"));
+                seg.blocks.push_back(blk);
+            }
+        }
+        allocated[seg.device] += seg.allocatedSize;
+        reserved[seg.device] += seg.totalSize;
+        ++m_out.source().counts.segments;
+        m_out.allocator().segments.push_back(std::move(seg));
+    }
+
+    void trace(int device, const PickleValue &entries, std::int64_t finalAllocated, std::int64_t finalReserved)
+    {
+        const std::string dev = "cuda:" + std::to_string(device);
+        std::vector<TimeNs> times;
+        std::vector<std::int64_t> allocDelta, reserveDelta;
+        std::unordered_map<std::uint64_t, std::size_t> open; // address → allocation record index
+        auto &allocs = m_out.allocator().allocations;
+        std::int64_t seq = 0;
+        for (const auto &e : entries.items) {
+            ++m_out.source().counts.traceEntries;
+            if (!e || e->type != PickleValue::Type::Dict) {
+                ++seq;
+                continue;
+            }
+            const PickleValue *t = e->get("time_us");
+            TimeNs time = seq * 1000;
+            if (t && t->isInt()) {
+                time = t->integer * 1000;
+                m_anyTimed = true;
+            } else {
+                m_hasClock = false;
+            }
+            const std::string_view action = e->stringOr("action");
+            const std::int64_t size = e->intOr("size", 0);
+            const auto addr = static_cast<std::uint64_t>(e->intOr("addr", 0));
+            std::int64_t da = 0, dr = 0;
+            if (action == "alloc") {
+                da = size;
+                AllocationRecord a;
+                a.device = device;
+                a.time = time;
+                a.address = addr;
+                a.size = size;
+                a.sequence = seq;
+                a.stack = stack(e->get("frames"));
+                open[addr] = allocs.size();
+                allocs.push_back(a);
+            } else if (action == "free_completed") {
+                da = -size;
+                if (auto it = open.find(addr); it != open.end()) {
+                    allocs[it->second].freed = time;
+                    open.erase(it);
+                }
+            } else if (action == "segment_alloc" || action == "segment_map") {
+                dr = size;
+            } else if (action == "segment_free" || action == "segment_unmap") {
+                dr = -size;
+            } else if (action == "oom") {
+                OomEvent o;
+                o.device = device;
+                o.time = (t && t->isInt()) ? time : kNoTime;
+                o.requested = size;
+                o.free = e->intOr("device_free", -1);
+                o.text = "CUDA out of memory (allocator snapshot oom entry on " + dev + ")";
+                m_out.addOom(std::move(o));
+                ++m_out.source().counts.oomMessages;
+            }
+            times.push_back(time);
+            allocDelta.push_back(da);
+            reserveDelta.push_back(dr);
+            ++seq;
+        }
+        if (times.empty())
+            return;
+        series(TrackKind::MemoryAllocated, device, "Snapshot allocated (" + dev + ")", times, allocDelta, finalAllocated);
+        series(TrackKind::MemoryReserved, device, "Snapshot reserved (" + dev + ")", times, reserveDelta, finalReserved);
+    }
+
+    // Running sums anchored so that the last value is the snapshot's own total.
+    void series(TrackKind kind, int device, const std::string &name, const std::vector<TimeNs> &times,
+                const std::vector<std::int64_t> &delta, std::int64_t finalValue)
+    {
+        std::int64_t total = 0;
+        for (auto d : delta)
+            total += d;
+        const TrackId id = m_out.track(kind, 0, 0, device);
+        m_out.trackAt(id).name = m_out.intern(name);
+        std::int64_t running = finalValue - total;
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            running += delta[i];
+            // Only changes make samples; an unchanged value adds nothing to a step curve.
+            if (delta[i] != 0 || i == 0 || i + 1 == times.size())
+                m_out.addCounterSample(id, times[i], double(running));
+        }
+    }
+
+    SourceBuilder &m_out;
+    std::unordered_map<const PickleValue *, std::int32_t> m_stacks;
+    bool m_hasClock = true;
+    bool m_anyTimed = false;
+};
+
+} // namespace
+
+bool readWhole(InputStream &in, ImportContext &ctx, std::string &out, std::size_t limit, std::string *error)
+{
+    constexpr std::size_t kChunk = 1 << 20;
+    for (;;) {
+        const std::size_t have = out.size();
+        out.resize(have + kChunk);
+        const std::size_t got = in.read(out.data() + have, kChunk);
+        out.resize(have + got);
+        ctx.reportProgress(in.compressedBytesRead(), in.compressedSize());
+        if (got == 0 || ctx.isCancelled())
+            return true;
+        if (out.size() > limit) {
+            if (error)
+                *error = "file is larger than " + std::to_string(limit >> 20) + " MiB once decompressed; not read";
+            return false;
+        }
+    }
+}
+
+int SnapshotImporter::sniff(std::string_view head, std::string_view) const
+{
+    if (head.size() < 4 || static_cast<unsigned char>(head[0]) != 0x80)
+        return 0;
+    const auto proto = static_cast<unsigned char>(head[1]);
+    if (proto < 2 || proto > 5)
+        return 0;
+    const std::string_view start = head.substr(0, 512);
+    if (start.find("segments") != std::string_view::npos || start.find("device_traces") != std::string_view::npos)
+        return 90;
+    return 0;
+}
+
+void SnapshotImporter::import(InputStream &in, SourceBuilder &out, ImportContext &ctx) const
+{
+    std::string data;
+    std::string error;
+    if (!readWhole(in, ctx, data, kMaxPickle, &error)) {
+        out.error(error, -1, in.position());
+        return;
+    }
+    if (ctx.isCancelled())
+        return;
+    std::int64_t offset = -1;
+    const PickleRef root = RestrictedUnpickler::load(data, &error, &offset);
+    data.clear();
+    data.shrink_to_fit();
+    if (!root) {
+        out.error(error, -1, offset);
+        return;
+    }
+    SnapshotReader(out).read(*root);
+}
+
+} // namespace rs

@@ -1,0 +1,370 @@
+// Allocator snapshots and the profiler memory timeline: the restricted unpickler (every opcode
+// family, memo, rejection of globals/calls, corrupt input), the snapshot mapping (segments,
+// blocks, stacks, anchored counters, OOM entries) on pickles the test writes, and the samples.
+
+#include "importerregistry.h"
+#include "snapshot/restrictedunpickler.h"
+
+#include <QFile>
+#include <QTest>
+
+using namespace rs;
+
+namespace {
+
+// A tiny protocol-2 pickle writer, enough to build snapshots the way torch's C++ Pickler does.
+class Pickle
+{
+public:
+    Pickle() { m_b = std::string("\x80\x02", 2); }
+    Pickle &dict() { return op('}'); }
+    Pickle &list() { return op(']'); }
+    Pickle &mark() { return op('('); }
+    Pickle &setItems() { return op('u'); }
+    Pickle &appends() { return op('e'); }
+    Pickle &str(const std::string &s)
+    {
+        op('X');
+        le(s.size(), 4);
+        m_b += s;
+        return *this;
+    }
+    Pickle &integer(std::int64_t v)
+    {
+        if (v >= INT32_MIN && v <= INT32_MAX) {
+            op('J');
+            le(static_cast<std::uint64_t>(v), 4);
+        } else {
+            op('\x8a');
+            m_b += char(8);
+            le(static_cast<std::uint64_t>(v), 8);
+        }
+        return *this;
+    }
+    Pickle &boolean(bool b) { return op(b ? '\x88' : '\x89'); }
+    Pickle &tuple2() { return op('\x86'); }
+    Pickle &put(int i) { op('q'); m_b += char(i); return *this; }
+    Pickle &get(int i) { op('h'); m_b += char(i); return *this; }
+    Pickle &raw(const std::string &bytes) { m_b += bytes; return *this; }
+    std::string done() { return m_b + "."; }
+
+private:
+    Pickle &op(char c) { m_b += c; return *this; }
+    void le(std::uint64_t v, int n)
+    {
+        for (int i = 0; i < n; ++i)
+            m_b += char((v >> (8 * i)) & 0xff);
+    }
+    std::string m_b;
+};
+
+SourceBuilder importBytes(const std::string &bytes, const std::string &name = "snapshot.pickle")
+{
+    ImportContext ctx;
+    return ImporterRegistry::instance().importBytes(bytes, name, ctx);
+}
+
+const Track *track(const SourceBuilder &b, TrackKind kind)
+{
+    for (const Track &t : b.tracks())
+        if (t.kind == kind)
+            return &t;
+    return nullptr;
+}
+
+// A frame dict {"filename": f, "line": l, "name": n}.
+void frame(Pickle &p, const std::string &file, int line, const std::string &name)
+{
+    p.dict().mark().str("filename").str(file).str("line").integer(line).str("name").str(name).setItems();
+}
+
+// A trace entry with frames; `frames` = memo slot to reuse (>= 0) or -1 to write a new stack.
+void entry(Pickle &p, const std::string &action, std::int64_t addr, std::int64_t size, std::int64_t timeUs, int reuse = -1, int store = -1)
+{
+    p.dict().mark().str("action").str(action).str("addr").integer(addr).str("size").integer(size).str("stream").integer(0);
+    if (timeUs >= 0)
+        p.str("time_us").integer(timeUs);
+    p.str("frames");
+    if (reuse >= 0) {
+        p.get(reuse);
+    } else {
+        p.list();
+        if (store >= 0)
+            p.put(store);
+        p.mark();
+        frame(p, "model.py", 42, "forward");
+        frame(p, "train.py", 7, "step");
+        p.appends();
+    }
+    p.setItems();
+}
+
+} // namespace
+
+class TestSnapshot : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void unpicklerValues();
+    void unpicklerProtocol4Memo();
+    void unpicklerRejects_data();
+    void unpicklerRejects();
+    void snapshotMapping();
+    void snapshotWithGlobalIsRejected();
+    void realSnapshots_data();
+    void realSnapshots();
+    void timelineRawFixture();
+    void timelinePlainFixture();
+    void realTimeline();
+};
+
+void TestSnapshot::unpicklerValues()
+{
+    Pickle p;
+    p.dict().mark();
+    p.str("neg").integer(-5);
+    p.str("big").integer(0x7f5c2a000000LL);
+    p.str("yes").boolean(true);
+    p.str("pair").integer(0).integer(3).tuple2();
+    p.str("float").raw(std::string("G\x3f\xf8\x00\x00\x00\x00\x00\x00", 9)); // 1.5 big-endian
+    p.str("none").raw("N");
+    p.str("max").raw(std::string("\x8a\x09\xff\xff\xff\xff\xff\xff\xff\xff\x00", 11)); // SIZE_MAX as LONG1
+    p.setItems();
+    std::string err;
+    const PickleRef v = RestrictedUnpickler::load(p.done(), &err);
+    QVERIFY2(v, err.c_str());
+    QCOMPARE(v->intOr("neg", 0), std::int64_t(-5));
+    QCOMPARE(v->intOr("big", 0), std::int64_t(0x7f5c2a000000LL));
+    QCOMPARE(v->intOr("yes", 0), std::int64_t(1));
+    QCOMPARE(v->get("pair")->items.size(), std::size_t(2));
+    QCOMPARE(v->get("pair")->items[1]->integer, std::int64_t(3));
+    QCOMPARE(v->get("float")->real, 1.5);
+    QCOMPARE(v->get("none")->type, PickleValue::Type::None);
+    QCOMPARE(v->get("max")->type, PickleValue::Type::BigInt);
+    QCOMPARE(static_cast<std::uint64_t>(v->get("max")->integer), ~std::uint64_t(0));
+}
+
+void TestSnapshot::unpicklerProtocol4Memo()
+{
+    // PROTO 4, FRAME, EMPTY_LIST, MEMOIZE, SHORT_BINUNICODE "a", MEMOIZE, APPEND, BINGET 0 (the list
+    // itself is shared), APPEND via a second list: [[...], same]
+    std::string b("\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00", 11);
+    b += "]\x94";                       // outer list, memo 0
+    b += "]\x94";                       // inner list, memo 1
+    b += std::string("\x8c\x01" "a\x94", 4); // "a", memo 2
+    b += "a";                           // inner.append("a")
+    b += "a";                           // outer.append(inner)
+    b += std::string("h\x01", 2) + "a"; // outer.append(memo[1]) – the same inner list
+    b += ".";
+    std::string err;
+    const PickleRef v = RestrictedUnpickler::load(b, &err);
+    QVERIFY2(v, err.c_str());
+    QCOMPARE(v->items.size(), std::size_t(2));
+    QCOMPARE(v->items[0].get(), v->items[1].get());
+    QCOMPARE(v->items[0]->items[0]->text, std::string("a"));
+}
+
+void TestSnapshot::unpicklerRejects_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("needle");
+    QTest::addColumn<int>("offset");
+    QTest::newRow("GLOBAL") << QByteArray("\x80\x02" "cos\nsystem\n.", 13) << "import a global" << 2;
+    QTest::newRow("STACK_GLOBAL") << QByteArray("\x80\x04\x8c\x02os\x8c\x06system\x93.", 16) << "import a global" << 14;
+    QTest::newRow("REDUCE") << QByteArray("\x80\x02N)R.", 6) << "call a function" << 4;
+    QTest::newRow("BUILD") << QByteArray("\x80\x02}}b.", 6) << "set object state" << 4;
+    QTest::newRow("truncated") << QByteArray("\x80\x02X\x10\x00\x00\x00" "abc", 10) << "truncated" << 7;
+    QTest::newRow("missing memo") << QByteArray("\x80\x02h\x05.", 5) << "memo entry 5" << 2;
+    QTest::newRow("unbalanced") << QByteArray("\x80\x02NN.", 5) << "unbalanced" << 4;
+    QTest::newRow("unknown opcode") << QByteArray("\x80\x02\xff.", 4) << "opcode 0xff" << 2;
+}
+
+void TestSnapshot::unpicklerRejects()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, needle);
+    QFETCH(int, offset);
+    std::string err;
+    std::int64_t at = -1;
+    const PickleRef v = RestrictedUnpickler::load(std::string_view(bytes.constData(), std::size_t(bytes.size())), &err, &at);
+    QVERIFY(!v);
+    QVERIFY2(QString::fromStdString(err).contains(needle), err.c_str());
+    QCOMPARE(int(at), offset);
+}
+
+void TestSnapshot::snapshotMapping()
+{
+    constexpr std::int64_t MiB = 1 << 20;
+    Pickle p;
+    p.dict().mark();
+    p.str("segments").list().mark();
+    // One 4 MiB segment holding a live 1 MiB block and free space.
+    p.dict().mark().str("device").integer(0).str("address").integer(0x1000000).str("total_size").integer(4 * MiB)
+        .str("allocated_size").integer(1 * MiB).str("active_size").integer(1 * MiB).str("segment_type").str("large")
+        .str("segment_pool_id").integer(0).integer(0).tuple2().str("is_expandable").boolean(false)
+        .str("blocks").list().mark()
+        .dict().mark().str("address").integer(0x1000000).str("size").integer(MiB).str("requested_size").integer(MiB - 8)
+        .str("state").str("active_allocated").setItems()
+        .dict().mark().str("address").integer(0x1100000).str("size").integer(3 * MiB).str("requested_size").integer(0)
+        .str("state").str("inactive").setItems()
+        .appends()
+        .setItems();
+    p.appends();
+    p.str("device_traces").list().mark().list().mark();
+    entry(p, "segment_alloc", 0x1000000, 4 * MiB, 1000, -1, 10);
+    entry(p, "alloc", 0x1000000, 2 * MiB, 2000, 10);
+    entry(p, "free_requested", 0x1000000, 2 * MiB, 3000, 10);
+    entry(p, "free_completed", 0x1000000, 2 * MiB, 3500, 10);
+    entry(p, "alloc", 0x1000000, 1 * MiB, 4000, 10);
+    p.dict().mark().str("action").str("oom").str("size").integer(8 * MiB).str("device_free").integer(MiB / 2)
+        .str("time_us").integer(5000).setItems();
+    p.appends().appends();
+    p.setItems();
+    const SourceBuilder b = importBytes(p.done());
+    QCOMPARE(b.source().format, std::string("memory-snapshot"));
+    QVERIFY2(b.source().diagnostics.empty(), b.source().diagnostics.empty() ? "" : b.source().diagnostics[0].message.c_str());
+    QCOMPARE(b.source().counts.segments, 1);
+    QCOMPARE(b.source().counts.traceEntries, 6);
+    QCOMPARE(b.source().counts.oomMessages, 1);
+    QVERIFY(b.source().hasClock);
+    const auto &al = b.allocator();
+    QCOMPARE(al.segments[0].blocks.size(), std::size_t(2));
+    QCOMPARE(al.segments[0].blocks[0].state, SegmentRecord::Block::State::Allocated);
+    QCOMPARE(al.allocations.size(), std::size_t(2));
+    QCOMPARE(al.allocations[0].time, TimeNs(2000000));
+    QCOMPARE(al.allocations[0].freed, TimeNs(3500000));
+    QCOMPARE(al.allocations[1].freed, kNoTime);
+    // The memo shares one frame list: one stack for every entry.
+    QCOMPARE(al.stacks.size(), std::size_t(1));
+    QCOMPARE(al.allocations[1].stack, 0);
+    QCOMPARE(al.stacks[0][0].name, std::string("forward"));
+    QCOMPARE(al.stacks[0][1].line, 7);
+    // Allocated: 2 MiB, 0, 1 MiB (anchored: the segments say 1 MiB is allocated at the end).
+    const Track *allocated = track(b, TrackKind::MemoryAllocated);
+    QCOMPARE(allocated->counter.values, std::vector<double>({0, 2.0 * MiB, 0, 1.0 * MiB, 1.0 * MiB}));
+    const Track *reserved = track(b, TrackKind::MemoryReserved);
+    QCOMPARE(reserved->counter.values.front(), 4.0 * MiB);
+    QCOMPARE(reserved->counter.values.back(), 4.0 * MiB);
+    QCOMPARE(b.ooms()[0].requested, 8 * MiB);
+    QCOMPARE(b.ooms()[0].free, MiB / 2);
+    QCOMPARE(b.ooms()[0].time, TimeNs(5000000));
+}
+
+void TestSnapshot::snapshotWithGlobalIsRejected()
+{
+    // Looks like a snapshot, then asks for os.system: rejected with its offset, nothing kept.
+    std::string bytes("\x80\x02}X\x08\x00\x00\x00segments", 16);
+    bytes += "cos\nsystem\n.";
+    const SourceBuilder b = importBytes(bytes);
+    QCOMPARE(b.source().format, std::string("memory-snapshot"));
+    QCOMPARE(b.source().errorCount(), std::size_t(1));
+    QCOMPARE(b.source().diagnostics[0].offset, std::int64_t(16));
+    QVERIFY(b.allocator().segments.empty());
+}
+
+void TestSnapshot::realSnapshots_data()
+{
+    // Expected values were read separately with Python's pickle (a find_class that refuses all).
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("segments");
+    QTest::addColumn<int>("entries");
+    QTest::addColumn<int>("allocs");
+    QTest::addColumn<bool>("clock");
+    QTest::addColumn<qint64>("finalAllocated");
+    QTest::addColumn<qint64>("peakAllocated");
+    QTest::newRow("ftcourse (no time_us)") << "ftcourse/memory_snapshot.pickle" << 215 << 10307 << 3505 << false
+                                           << qint64(2297283072) << qint64(5888007460);
+    QTest::newRow("cs336 (time_us)") << "cs336_magma27/memory_snapshot.pickle" << 216 << 5163 << 1721 << true
+                                     << qint64(1377753600) << qint64(13927832064);
+    QTest::newRow("no history") << "select_n_no_history/snapshot.pickle" << 40 << 0 << 0 << false << qint64(-1) << qint64(-1);
+}
+
+void TestSnapshot::realSnapshots()
+{
+    QFETCH(QString, file);
+    QFETCH(int, segments);
+    QFETCH(int, entries);
+    QFETCH(int, allocs);
+    QFETCH(bool, clock);
+    QFETCH(qint64, finalAllocated);
+    QFETCH(qint64, peakAllocated);
+    const QString path = QStringLiteral(RANKSCOPE_SAMPLES_DIR "/snapshot/") + file;
+    if (!QFile::exists(path))
+        QSKIP("shared samples are not present");
+    ImportContext ctx;
+    const SourceBuilder b = ImporterRegistry::instance().importFile(path.toStdString(), ctx);
+    QCOMPARE(b.source().format, std::string("memory-snapshot"));
+    QCOMPARE(b.source().errorCount(), std::size_t(0));
+    QCOMPARE(int(b.source().counts.segments), segments);
+    QCOMPARE(int(b.source().counts.traceEntries), entries);
+    QCOMPARE(int(b.allocator().allocations.size()), allocs);
+    QCOMPARE(b.source().hasClock, clock);
+    const Track *allocated = track(b, TrackKind::MemoryAllocated);
+    if (finalAllocated < 0) {
+        QVERIFY(!allocated);
+        return;
+    }
+    QCOMPARE(qint64(allocated->counter.values.back()), finalAllocated);
+    QCOMPARE(qint64(*std::max_element(allocated->counter.values.begin(), allocated->counter.values.end())), peakAllocated);
+    QVERIFY(!b.allocator().stacks.empty());
+}
+
+void TestSnapshot::timelineRawFixture()
+{
+    const SourceBuilder b = importBytes("[[-1, 1, 1000, 0], [1700000000000000000, 2, 500, 4], [1700000000000000000, 3, -500, 4],"
+                                        " [1700000000000000000, 3, 500, 5], [1700000000500000000, 4, -1000, 0]]",
+                                        "timeline.raw.json");
+    QCOMPARE(b.source().format, std::string("memory-timeline"));
+    QVERIFY(b.source().diagnostics.empty());
+    QCOMPARE(b.source().counts.traceEntries, 5);
+    QVERIFY(b.source().hasClock);
+    const Track *total = nullptr;
+    for (const Track &t : b.tracks())
+        if (b.str(t.name) == "Memory timeline: total")
+            total = &t;
+    QVERIFY(total);
+    QCOMPARE(total->counter.values, std::vector<double>({1500, 500}));
+    QCOMPARE(total->counter.times.front(), TimeNs(1700000000000000000));
+}
+
+void TestSnapshot::timelinePlainFixture()
+{
+    const SourceBuilder b = importBytes("[[1700000000000000000, 1700000001000000000], [[10, 20, 0, 0, 5, 0, 0, 0], [10, 20, 0, 0, 50, 0, 0, 1]]]",
+                                        "timeline.json");
+    QCOMPARE(b.source().format, std::string("memory-timeline"));
+    QCOMPARE(b.source().counts.traceEntries, 2);
+    int tracks = 0;
+    for (const Track &t : b.tracks()) {
+        ++tracks;
+        if (b.str(t.name) == "Memory timeline: activation")
+            QCOMPARE(t.counter.values, std::vector<double>({5, 50}));
+        if (b.str(t.name) == "Memory timeline: total")
+            QCOMPARE(t.counter.values, std::vector<double>({35, 81}));
+    }
+    QCOMPARE(tracks, 9);
+}
+
+void TestSnapshot::realTimeline()
+{
+    const QString path = QStringLiteral(RANKSCOPE_SAMPLES_DIR "/snapshot/hta_memory_timeline/memory_timeline.raw.gz");
+    if (!QFile::exists(path))
+        QSKIP("shared samples are not present");
+    ImportContext ctx;
+    const SourceBuilder b = ImporterRegistry::instance().importFile(path.toStdString(), ctx);
+    QCOMPARE(b.source().format, std::string("memory-timeline"));
+    QCOMPARE(b.source().compression, Compression::Gzip);
+    QVERIFY(b.source().diagnostics.empty());
+    QCOMPARE(b.source().counts.traceEntries, 16845);
+    QVERIFY(b.source().hasClock);
+    for (const Track &t : b.tracks()) {
+        // Final levels read separately with Python's json module.
+        if (b.str(t.name) == "Memory timeline: total")
+            QCOMPARE(t.counter.values.back(), 332060904.0);
+        if (b.str(t.name) == "Memory timeline: gradient")
+            QCOMPARE(t.counter.values.back(), 107868160.0);
+    }
+    QCOMPARE(b.source().timeRange.begin, TimeNs(1696966047096061874));
+}
+
+QTEST_GUILESS_MAIN(TestSnapshot)
+#include "test_snapshot.moc"
