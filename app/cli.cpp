@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "analyzer.h"
 #include "sessionloader.h"
 
 #include <nlohmann/json.hpp>
@@ -82,8 +83,22 @@ struct ParsedArgs {
     bool json = false;
     std::vector<std::string> paths;
     std::map<std::string, int> assign;
+    std::map<RankId, TimeNs> offsets;
+    std::string timeZone;
     std::string error;
 };
+
+// "--name VALUE" or "--name=VALUE": the value, advancing i; nullopt if `a` is not that option.
+std::optional<QString> optionValue(const QStringList &args, int &i, const char *name)
+{
+    const QString a = args[i];
+    const QString n = QLatin1String(name);
+    if (a == n)
+        return i + 1 < args.size() ? std::optional<QString>(args[++i]) : std::optional<QString>(QString());
+    if (a.startsWith(n + QLatin1Char('=')))
+        return a.mid(n.size() + 1);
+    return std::nullopt;
+}
 
 ParsedArgs parseCommon(const QStringList &args)
 {
@@ -92,16 +107,21 @@ ParsedArgs parseCommon(const QStringList &args)
         const QString &a = args[i];
         if (a == QLatin1String("--json")) {
             p.json = true;
-        } else if (a == QLatin1String("--assign-rank") || a.startsWith(QLatin1String("--assign-rank="))) {
-            QString v;
-            if (a.contains(QLatin1Char('='))
-                && a.startsWith(QLatin1String("--assign-rank="))) {
-                v = a.mid(int(qstrlen("--assign-rank=")));
-            } else if (i + 1 < args.size()) {
-                v = args[++i];
-            }
-            if (!Cli::parseAssignRank(v, p.assign))
-                p.error = "--assign-rank expects PATH=N with N a non-negative integer, got '" + v.toStdString() + "'";
+        } else if (auto v = optionValue(args, i, "--assign-rank")) {
+            if (!Cli::parseAssignRank(*v, p.assign))
+                p.error = "--assign-rank expects PATH=N with N a non-negative integer, got '" + v->toStdString() + "'";
+        } else if (auto o = optionValue(args, i, "--clock-offset")) {
+            // RANK=NS: the user's own offset for a rank, in nanoseconds (may be negative).
+            const int eq = o->indexOf(QLatin1Char('='));
+            bool okRank = false, okNs = false;
+            const int rank = eq > 0 ? o->left(eq).toInt(&okRank) : -1;
+            const qlonglong ns = eq > 0 ? o->mid(eq + 1).toLongLong(&okNs) : 0;
+            if (!okRank || !okNs || rank < 0)
+                p.error = "--clock-offset expects RANK=NANOSECONDS, got '" + o->toStdString() + "'";
+            else
+                p.offsets[rank] = ns;
+        } else if (auto z = optionValue(args, i, "--time-zone")) {
+            p.timeZone = z->toStdString();
         } else if (a == QLatin1String("--")) {
             for (++i; i < args.size(); ++i)
                 p.paths.push_back(args[i].toStdString());
@@ -124,6 +144,9 @@ QString Cli::usage()
         "usage: rankscope [PATH...]                          open the viewer (files or folders)\n"
         "       rankscope inspect [--json] [--assign-rank PATH=N]... PATH...\n"
         "                                                    what each source is and what was read from it\n"
+        "       rankscope analyze [--json] [--assign-rank PATH=N]... [--clock-offset RANK=NS]... PATH...\n"
+        "                                                    alignment, per-rank metrics, spikes, divergent ranks, findings\n"
+        "Options: --time-zone ZONE  zone of time stamps that carry none (nvidia-smi, logs); default: local\n"
         "\n"
         "A folder means every recognised file below it. --assign-rank overrides a source's rank.\n"
         "Exit status: 0 success; 1 some sources had errors; 2 usage error or nothing usable.\n");
@@ -165,6 +188,8 @@ int Cli::run(const QStringList &args, std::FILE *out, std::FILE *err)
     }
     if (cmd == QLatin1String("inspect"))
         return inspect(args.mid(1), out, err);
+    if (cmd == QLatin1String("analyze"))
+        return analyze(args.mid(1), out, err);
     printErr(err, "rankscope: '" + cmd.toStdString() + "' is not available in this version yet");
     std::fputs(usage().toUtf8().constData(), err);
     return Usage;
@@ -178,8 +203,10 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
         std::fputs(usage().toUtf8().constData(), err);
         return Usage;
     }
-    std::map<std::string, RankId> overrides(p.assign.begin(), p.assign.end());
-    SessionLoader loader(p.paths, overrides);
+    SessionLoader::Options options;
+    options.rankOverrides = std::map<std::string, RankId>(p.assign.begin(), p.assign.end());
+    options.timeZone = p.timeZone;
+    SessionLoader loader(p.paths, options);
     if (loader.files().empty()) {
         printErr(err, "rankscope inspect: no files found in the given folders");
         return Usage;
@@ -258,6 +285,164 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
     }
     if (!anyUsable)
         return Usage;
+    return anyErrors ? SourceErrors : Ok;
+}
+
+namespace {
+
+nlohmann::json opt(const std::optional<std::int64_t> &v)
+{
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::string fmtBytes(std::optional<std::int64_t> v)
+{
+    if (!v)
+        return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f GiB", double(*v) / double(1LL << 30));
+    return buf;
+}
+
+} // namespace
+
+int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
+{
+    ParsedArgs p = parseCommon(args);
+    if (!p.error.empty()) {
+        printErr(err, "rankscope analyze: " + p.error);
+        std::fputs(usage().toUtf8().constData(), err);
+        return Usage;
+    }
+    SessionLoader::Options options;
+    options.rankOverrides = std::map<std::string, RankId>(p.assign.begin(), p.assign.end());
+    options.timeZone = p.timeZone;
+    SessionLoader loader(p.paths, options);
+    if (loader.files().empty()) {
+        printErr(err, "rankscope analyze: no files found in the given folders");
+        return Usage;
+    }
+    const SessionPtr session = loader.run();
+    bool anyUsable = false, anyErrors = false;
+    for (const Source &s : session->sources()) {
+        anyUsable = anyUsable || (!s.format.empty() && !(s.hasErrors() && nothingRead(s)));
+        anyErrors = anyErrors || s.hasErrors();
+        for (const Diagnostic &d : s.diagnostics)
+            if (d.isError())
+                printErr(err, diagnosticLine(s, d));
+    }
+    if (!anyUsable) {
+        printErr(err, "rankscope analyze: nothing usable in the given paths");
+        return Usage;
+    }
+    Analyzer::Options aopt;
+    aopt.clockOffsets = p.offsets;
+    const AnalysisResult r = Analyzer::run(*session, aopt);
+
+    if (p.json) {
+        nlohmann::json ranks = nlohmann::json::array();
+        for (const RankMetrics &m : r.metrics) {
+            const RankAlignment *a = nullptr;
+            for (const RankAlignment &x : r.alignment)
+                if (x.rank == m.rank)
+                    a = &x;
+            nlohmann::json j = {{"rank", m.rank},
+                                {"clock_offset_ns", a ? a->offsetNs : 0},
+                                {"alignment", a ? alignmentMethodName(a->method) : "none"},
+                                {"alignment_residual_ns", a && a->residualNs ? nlohmann::json(*a->residualNs) : nlohmann::json(nullptr)},
+                                {"alignment_anchors", a ? a->anchors : 0},
+                                {"peak_allocated_bytes", opt(m.peakAllocatedBytes)},
+                                {"peak_reserved_bytes", opt(m.peakReservedBytes)},
+                                {"peak_time_ns", opt(m.peakTimeNs)},
+                                {"gpu_used_peak_bytes", opt(m.gpuUsedPeakBytes)},
+                                {"steps", opt(m.steps)},
+                                {"step_time_median_ns", opt(m.stepTimeMedianNs)},
+                                {"step_time_mad_ns", opt(m.stepTimeMadNs)},
+                                {"micro_batches", opt(m.microBatches)},
+                                {"input_elements", opt(m.inputElements)},
+                                {"collectives", opt(m.collectives)},
+                                {"last_collective_seq", opt(m.lastCollectiveSeq)},
+                                {"collective_lateness_ns", opt(m.collectiveLatenessNs)},
+                                {"oom", m.oom},
+                                {"oom_count", m.oomCount},
+                                {"fragmentation_bytes", opt(m.fragmentationBytes)},
+                                {"non_releasable_bytes", opt(m.nonReleasableBytes)},
+                                {"non_pytorch_bytes", opt(m.nonPytorchBytes)},
+                                {"capacity_bytes", opt(m.capacityBytes)}};
+            ranks.push_back(std::move(j));
+        }
+        nlohmann::json spikes = nlohmann::json::array();
+        for (const Spike &s : r.spikes)
+            spikes.push_back({{"rank", s.rank},
+                              {"time_ns", s.timeNs},
+                              {"duration_ns", s.durationNs},
+                              {"bytes", s.bytes},
+                              {"step", s.step >= 0 ? nlohmann::json(s.step) : nlohmann::json(nullptr)},
+                              {"attributed_to", s.attributedTo},
+                              {"source", s.source}});
+        nlohmann::json divergent = nlohmann::json::array();
+        for (const Divergence &d : r.divergent)
+            divergent.push_back({{"rank", d.rank},
+                                 {"metric", d.metric},
+                                 {"value", d.value},
+                                 {"median", d.median},
+                                 {"score", d.score},
+                                 {"reason", d.reason}});
+        nlohmann::json findings = nlohmann::json::array();
+        for (const Finding &f : r.findings) {
+            nlohmann::json ev = nlohmann::json::array();
+            for (const Evidence &e : f.evidence)
+                ev.push_back(e.text);
+            findings.push_back({{"id", f.id},
+                                {"severity", severityName(f.severity)},
+                                {"ranks", f.ranks},
+                                {"time_ns", f.timeNs ? nlohmann::json(*f.timeNs) : nlohmann::json(nullptr)},
+                                {"title", f.title},
+                                {"evidence", ev},
+                                {"fix", f.fix}});
+        }
+        const nlohmann::json doc = {{"schema", "rankscope.analysis/1"},
+                                    {"ranks", ranks},
+                                    {"spikes", spikes},
+                                    {"divergent_ranks", divergent},
+                                    {"findings", findings}};
+        std::fputs(doc.dump(2).c_str(), out);
+        std::fputc('\n', out);
+    } else {
+        std::string text = "Ranks\n";
+        for (const RankMetrics &m : r.metrics) {
+            const TimeNs off = r.offsetOf(m.rank);
+            const char *method = "none";
+            for (const RankAlignment &a : r.alignment)
+                if (a.rank == m.rank)
+                    method = alignmentMethodName(a.method);
+            text += "  rank " + std::to_string(m.rank) + ": offset " + formatDuration(off) + " (" + method + "), peak allocated "
+                + fmtBytes(m.peakAllocatedBytes) + ", reserved " + fmtBytes(m.peakReservedBytes) + ", steps "
+                + (m.steps ? std::to_string(*m.steps) : std::string("-")) + ", micro-batches "
+                + (m.microBatches ? std::to_string(*m.microBatches) : std::string("-")) + (m.oom ? ", OOM" : "") + "\n";
+        }
+        if (!r.spikes.empty()) {
+            text += "Largest allocation spikes\n";
+            for (std::size_t i = 0; i < r.spikes.size() && i < 8; ++i) {
+                const Spike &s = r.spikes[i];
+                text += "  rank " + std::to_string(s.rank) + (s.step >= 0 ? " step " + std::to_string(s.step) : std::string())
+                    + ": +" + fmtBytes(s.bytes) + " at " + formatWallClock(s.timeNs) + " (" + s.attributedTo + ")\n";
+            }
+        }
+        if (!r.divergent.empty()) {
+            text += "Divergent ranks\n";
+            for (const Divergence &d : r.divergent)
+                text += "  " + d.reason + "\n";
+        }
+        text += r.findings.empty() ? "No findings.\n" : "Findings\n";
+        for (const Finding &f : r.findings) {
+            text += "  [" + std::string(severityName(f.severity)) + "] " + f.id + ": " + f.title + "\n";
+            for (const Evidence &e : f.evidence)
+                text += "      " + e.text + "\n";
+            text += "      fix: " + f.fix + "\n";
+        }
+        std::fputs(text.c_str(), out);
+    }
     return anyErrors ? SourceErrors : Ok;
 }
 

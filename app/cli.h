@@ -27,6 +27,7 @@ public:
 
 private:
     static int inspect(const QStringList &args, std::FILE *out, std::FILE *err);
+    static int analyze(const QStringList &args, std::FILE *out, std::FILE *err);
 };
 
 } // namespace rs

@@ -81,7 +81,7 @@ void TestCli::inspectJsonShape()
     QCOMPARE(s.at("path").get<std::string>(), path.toStdString());
     QCOMPARE(s.at("format").get<std::string>(), std::string("pytorch-trace"));
     QCOMPARE(s.at("compression").get<std::string>(), std::string("none"));
-    QCOMPARE(s.at("ranks"), json::array({3}));
+    QVERIFY(s.at("ranks") == json::array({3}));
     const json &c = s.at("counts");
     for (const char *key : {"spans", "instants", "memory_events", "counter_samples", "steps", "collectives",
                             "log_lines", "warnings", "memory_summaries", "oom_messages", "gpu_samples",
@@ -140,7 +140,7 @@ void TestCli::assignRankOverridesContent()
                              path + QStringLiteral("=6"), path});
     QCOMPARE(r.status, 0);
     const json s = json::parse(r.out)["sources"][0];
-    QCOMPARE(s["ranks"], json::array({6}));
+    QVERIFY(s["ranks"] == json::array({6}));
     QCOMPARE(s["rank_origin"].get<std::string>(), std::string("user"));
     const Result bad = runCli({QStringLiteral("inspect"), QStringLiteral("--assign-rank"), QStringLiteral("x=y"), path});
     QCOMPARE(bad.status, 2);
@@ -156,7 +156,7 @@ void TestCli::folderExpands()
     QCOMPARE(r.status, 0);
     const json doc = json::parse(r.out);
     QCOMPARE(doc["sources"].size(), std::size_t(2));
-    QCOMPARE(doc["sources"][1]["ranks"], json::array({1}));
+    QVERIFY(doc["sources"][1]["ranks"] == json::array({1}));
 }
 
 void TestCli::realSamples_data()

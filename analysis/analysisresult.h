@@ -1,0 +1,117 @@
+#pragma once
+// What analysis concludes about a session: per-rank clock offsets, metrics, allocation spikes,
+// divergent ranks and findings. Plain data, built once on a worker thread and shared read-only.
+
+#include "types.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rs {
+
+/// How a rank's clock offset was obtained, strongest first.
+enum class AlignmentMethod : std::uint8_t {
+    Collectives, ///< matched NCCL collective ends with the reference rank
+    Steps,       ///< matched ProfilerStep boundaries (weaker: steps do not end together)
+    WallClock,   ///< the source's own wall clock, no correction
+    Anchor,      ///< a clock-less source placed by an anchor it shares with timed sources
+    User,        ///< set by the user
+    None,        ///< no clock and no anchor: shown on its own, unaligned
+};
+const char *alignmentMethodName(AlignmentMethod m);
+
+struct RankAlignment {
+    RankId rank = 0;                               ///< the rank
+    TimeNs offsetNs = 0;                           ///< add to the rank's times to reach the common axis
+    AlignmentMethod method = AlignmentMethod::None; ///< how the offset was found
+    std::optional<TimeNs> residualNs;              ///< median |error| of the anchors after the offset
+    int anchors = 0;                               ///< anchors (collectives, steps) the offset rests on
+    RankId reference = 0;                          ///< the rank it was aligned to
+};
+
+/// The metrics of DESIGN.md §3 (analyze --json) plus the derived ones the findings use.
+struct RankMetrics {
+    RankId rank = 0;
+    std::optional<std::int64_t> peakAllocatedBytes;   ///< max of the allocator's allocated counters
+    std::optional<std::int64_t> peakReservedBytes;    ///< max of the reserved counters
+    std::optional<TimeNs> peakTimeNs;                 ///< when allocated peaked (aligned axis)
+    std::optional<std::int64_t> gpuUsedPeakBytes;     ///< nvidia-smi memory.used peak
+    std::optional<std::int64_t> steps;                ///< ProfilerStep count
+    std::optional<TimeNs> stepTimeMedianNs;           ///< median step duration
+    std::optional<TimeNs> stepTimeMadNs;              ///< median absolute deviation of step durations
+    std::optional<std::int64_t> microBatches;         ///< micro-batches over all steps
+    std::vector<std::pair<std::int64_t, std::int64_t>> microBatchesPerStep; ///< (step number, micro-batches)
+    std::vector<std::pair<std::int64_t, std::int64_t>> inputElementsPerStep; ///< (step number, input elements)
+    std::optional<std::int64_t> inputElements;        ///< input elements over all micro-batches (from Input Dims)
+    std::optional<std::int64_t> collectives;          ///< collective kernels (or NCCL COLL calls)
+    std::optional<std::int64_t> lastCollectiveSeq;    ///< highest collective sequence number seen
+    std::optional<TimeNs> collectiveLatenessNs;       ///< median arrival delay at collectives vs the earliest rank
+    std::optional<TimeNs> collectiveLatenessMaxNs;    ///< the largest such delay
+    std::optional<TimeNs> collectiveLatenessMaxAtNs;  ///< when the peers began waiting for that one (aligned axis)
+    std::int64_t lastArrivals = 0;                    ///< collectives at which this rank arrived last (by >= 1 ms)
+    bool oom = false;                                 ///< an OOM was reported for the rank
+    int oomCount = 0;                                 ///< OOM messages and events
+    std::optional<std::int64_t> fragmentationBytes;   ///< reserved − allocated at the allocated peak
+    std::optional<std::int64_t> nonReleasableBytes;   ///< memory_summary "Non-releasable memory" (current)
+    std::optional<std::int64_t> nonPytorchBytes;      ///< nvidia-smi used peak − PyTorch reserved peak
+    std::optional<std::int64_t> capacityBytes;        ///< GPU capacity (deviceProperties, OOM text, nvidia-smi)
+};
+
+/// One large rise of allocated memory.
+struct Spike {
+    RankId rank = 0;              ///< the rank
+    TimeNs timeNs = 0;            ///< start of the rise (aligned axis)
+    TimeNs durationNs = 0;        ///< how long the rise took
+    std::int64_t bytes = 0;       ///< size of the rise
+    std::int64_t step = -1;       ///< ProfilerStep number it falls in, -1 if none
+    std::string attributedTo;     ///< op / kernel / stack frame running at the rise
+    std::string source;           ///< path of the source it was read from
+};
+
+/// A rank whose metric deviates from its peers.
+struct Divergence {
+    RankId rank = 0;              ///< the rank
+    std::string metric;           ///< metric key (as in analyze --json)
+    double value = 0;             ///< the rank's value
+    double median = 0;            ///< median over ranks
+    double score = 0;             ///< robust z: (value − median) / (1.4826 · MAD), or ±inf-like for structural
+    std::string reason;           ///< one sentence for people
+};
+
+enum class Severity : std::uint8_t { Info, Low, Medium, High };
+const char *severityName(Severity s);
+
+/// A line of evidence the viewer can jump to.
+struct Evidence {
+    std::string text;             ///< "path:line: ..." as printed
+    std::string path;             ///< source path, "" if derived
+    std::int64_t line = -1;       ///< 1-based line, -1 if none
+    std::optional<TimeNs> timeNs; ///< aligned time to jump to
+    RankId rank = kNoRank;        ///< rank it concerns
+};
+
+struct Finding {
+    std::string id;               ///< stable catalog id (DESIGN.md §4)
+    Severity severity = Severity::Info;
+    std::vector<RankId> ranks;    ///< ranks it concerns
+    std::optional<TimeNs> timeNs; ///< when (aligned axis)
+    std::optional<TimeNs> endNs;  ///< end of the region it concerns, if any
+    std::string title;            ///< one line
+    std::vector<Evidence> evidence; ///< why
+    std::string fix;              ///< the exact setting to change
+};
+
+struct AnalysisResult {
+    std::vector<RankAlignment> alignment; ///< one per rank, by rank
+    std::vector<RankMetrics> metrics;     ///< one per rank, by rank
+    std::vector<Spike> spikes;            ///< largest first
+    std::vector<Divergence> divergent;    ///< strongest first
+    std::vector<Finding> findings;        ///< by severity, then time
+
+    const RankMetrics *metricsOf(RankId rank) const;
+    TimeNs offsetOf(RankId rank) const;
+};
+
+} // namespace rs

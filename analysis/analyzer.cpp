@@ -1,0 +1,23 @@
+#include "analyzer.h"
+
+#include "clockalignment.h"
+#include "findings/ruleregistry.h"
+#include "memoryspikes.h"
+#include "rankdivergence.h"
+#include "rankmetrics.h"
+
+namespace rs {
+
+AnalysisResult Analyzer::run(const Session &session, const Options &options)
+{
+    AnalysisResult r;
+    r.alignment = ClockAlignment::align(session, options.clockOffsets);
+    r.metrics = RankMetricsBuilder::build(session, r.alignment);
+    r.spikes = MemorySpikes::find(session, r.alignment);
+    r.divergent = RankDivergence::find(r.metrics);
+    const RuleContext ctx{session, r.alignment, r.metrics, r.spikes, r.divergent};
+    r.findings = RuleRegistry::instance().evaluate(ctx);
+    return r;
+}
+
+} // namespace rs

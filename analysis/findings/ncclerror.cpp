@@ -1,0 +1,93 @@
+// nccl-error: NCCL warnings, aborts and connection failures, grouped by what went wrong so the fix
+// names the right knob (network, driver/CUDA, or generic NCCL debugging).
+
+#include "rules.h"
+
+#include <algorithm>
+#include <map>
+
+namespace rs::rules {
+
+namespace {
+
+enum class Cause { Network, Cuda, Abort, Other };
+
+Cause classify(const LogRecord &r)
+{
+    const std::string &t = r.text;
+    auto has = [&t](const char *s) { return t.find(s) != std::string::npos; };
+    if (r.flags & LogFlagNcclAbort)
+        return Cause::Abort;
+    if (has("Connection refused") || has("Connection reset") || has("Connection timed out") || has("NET/IB")
+        || has("Socket") || has("remote process exited") || has("completion from peer") || has("Net :"))
+        return Cause::Network;
+    if (has("Cuda failure") || has("CUDA error") || has("cudaError"))
+        return Cause::Cuda;
+    return Cause::Other;
+}
+
+class NcclErrorRule final : public FindingRule
+{
+public:
+    std::string_view id() const override { return "nccl-error"; }
+    void evaluate(const RuleContext &ctx, std::vector<Finding> &out) const override
+    {
+        std::map<Cause, Finding> byCause;
+        for (const LogRecord &r : ctx.session.logs().records) {
+            if (r.kind != LogKind::Nccl || (r.level == LogLevel::Info && !(r.flags & LogFlagNcclAbort)))
+                continue;
+            const Cause cause = classify(r);
+            Finding &f = byCause[cause];
+            if (f.evidence.empty()) {
+                switch (cause) {
+                case Cause::Network:
+                    f.severity = Severity::High;
+                    f.title = "NCCL lost or could not open a network connection";
+                    f.fix = "Check the links between hosts: pin the interface with NCCL_SOCKET_IFNAME=<iface>, check "
+                            "NCCL_IB_HCA / try NCCL_IB_DISABLE=1 to isolate InfiniBand, and open the ports NCCL uses in "
+                            "the firewall; NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET shows which interface it picked.";
+                    break;
+                case Cause::Cuda:
+                    f.severity = Severity::High;
+                    f.title = "NCCL hit a CUDA failure";
+                    f.fix = "Read the CUDA error NCCL names: 'out of memory' means NCCL could not allocate its buffers "
+                            "(see nccl-buffer-memory); other errors point at the driver or a faulty GPU (check "
+                            "nvidia-smi -q and dmesg for Xid errors).";
+                    break;
+                case Cause::Abort:
+                    f.severity = Severity::High;
+                    f.title = "An NCCL communicator was aborted";
+                    f.fix = "An abort follows another failure (a timeout, an exception on some rank): look for the "
+                            "first failing rank in the other findings; TORCH_NCCL_ASYNC_ERROR_HANDLING=1 makes the "
+                            "others exit instead of hanging.";
+                    break;
+                case Cause::Other:
+                    f.severity = Severity::Medium;
+                    f.title = "NCCL printed warnings";
+                    f.fix = "Read the warning text; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ALL to see the "
+                            "context, and check that every rank uses the same NCCL version.";
+                    break;
+                }
+                if (r.time != kNoTime && r.rank >= 0)
+                    f.timeNs = ctx.aligned(r.rank, r.time);
+            }
+            if (r.rank >= 0 && std::find(f.ranks.begin(), f.ranks.end(), r.rank) == f.ranks.end())
+                f.ranks.push_back(r.rank);
+            if (f.evidence.size() < 8)
+                f.evidence.push_back(ctx.evidence(r));
+        }
+        for (auto &[cause, f] : byCause) {
+            std::sort(f.ranks.begin(), f.ranks.end());
+            out.push_back(std::move(f));
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<FindingRule> ncclError()
+{
+    return std::make_unique<NcclErrorRule>();
+}
+
+} // namespace rs::rules

@@ -1,0 +1,38 @@
+#pragma once
+// Per-rank metrics (DESIGN.md §3 analyze output): memory peaks, GPU memory used, steps and their
+// spread, micro-batches and input sizes, collectives and arrival lateness, OOMs, fragmentation and
+// memory PyTorch does not own.
+//
+// Micro-batches are counted from the DataLoader's `__next__` record_function spans inside each
+// ProfilerStep (one per batch fetched); input elements are the product of the first "Input Dims"
+// entry of the first op after each fetch (the copy of the batch to the GPU). Traces without those
+// spans report no micro-batch metrics rather than a guess.
+
+#include "analysisresult.h"
+#include "session.h"
+
+#include <map>
+
+namespace rs {
+
+class RankMetricsBuilder
+{
+public:
+    /// Metrics of every rank; `alignment` moves times onto the common axis.
+    static std::vector<RankMetrics> build(const Session &session, const std::vector<RankAlignment> &alignment);
+
+    /// Product of the first list in the "Input Dims" arg of raw args JSON, or nullopt.
+    static std::optional<std::int64_t> firstInputElements(std::string_view argsJson);
+
+    /// Arrival at collectives, per rank: median and largest (start − earliest start) over the
+    /// collectives matched across ranks, when the largest happened, and how often it came last.
+    struct Lateness {
+        TimeNs median = 0;
+        TimeNs max = 0;
+        TimeNs maxAt = 0;
+        std::int64_t lastArrivals = 0;
+    };
+    static std::map<RankId, Lateness> collectiveLateness(const Session &session, const std::vector<RankAlignment> &alignment);
+};
+
+} // namespace rs
