@@ -283,6 +283,8 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
             std::fputs(line.c_str(), out);
         }
     }
+    for (const std::string &skipped : session->skippedFiles())
+        printErr(err, skipped + ": skipped (not a format RankScope reads)");
     if (!anyUsable)
         return Usage;
     return anyErrors ? SourceErrors : Ok;

@@ -25,8 +25,9 @@ SessionLoader::SessionLoader(std::vector<std::string> paths, std::map<std::strin
 }
 
 SessionLoader::SessionLoader(std::vector<std::string> paths, const Options &options)
-    : m_files(ImporterRegistry::expandPaths(paths)), m_timeZone(options.timeZone), m_threads(options.threads)
+    : m_timeZone(options.timeZone), m_threads(options.threads)
 {
+    m_files = ImporterRegistry::expandPaths(paths, &m_fromFolder);
     const auto &rankOverrides = options.rankOverrides;
     // The user names a file as they like (relative, through a link): match overrides on the
     // canonical path so "--assign-rank ./a.json=3" still reaches "a.json".
@@ -92,9 +93,15 @@ SessionPtr SessionLoader::run(Progress *progress) const
         builder.assignRank(path, rank);
     for (const auto &[path, map] : m_rankMaps)
         builder.mapRanks(path, map);
-    for (auto &r : results)
-        if (r)
-            builder.addSource(std::move(*r));
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!results[i])
+            continue;
+        // "A folder means every recognised file below it": the rest of a folder is not an input.
+        if (m_fromFolder[i] && ImporterRegistry::isUnrecognised(*results[i]))
+            builder.addSkipped(m_files[i]);
+        else
+            builder.addSource(std::move(*results[i]));
+    }
     return builder.freeze();
 }
 

@@ -46,6 +46,7 @@ public:
 
 private:
     std::vector<std::string> m_files;
+    std::vector<bool> m_fromFolder; // per file: found in an opened folder (unrecognised ones are skipped)
     std::map<std::string, RankId> m_overrides;
     std::map<std::string, std::map<RankId, RankId>> m_rankMaps;
     std::string m_timeZone;

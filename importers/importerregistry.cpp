@@ -108,7 +108,14 @@ SourceBuilder ImporterRegistry::run(std::unique_ptr<InputStream> in, SourceBuild
     return out;
 }
 
-std::vector<std::string> ImporterRegistry::expandPaths(const std::vector<std::string> &paths)
+bool ImporterRegistry::isUnrecognised(const SourceBuilder &b)
+{
+    return b.source().format.empty() && b.source().diagnostics.size() == 1
+        && b.source().diagnostics[0].message.rfind("unrecognised content", 0) == 0;
+}
+
+std::vector<std::string> ImporterRegistry::expandPaths(const std::vector<std::string> &paths,
+                                                       std::vector<bool> *fromFolder)
 {
     namespace fs = std::filesystem;
     std::vector<std::string> out;
@@ -124,8 +131,12 @@ std::vector<std::string> ImporterRegistry::expandPaths(const std::vector<std::st
             }
             std::sort(found.begin(), found.end());
             out.insert(out.end(), found.begin(), found.end());
+            if (fromFolder)
+                fromFolder->insert(fromFolder->end(), found.size(), true);
         } else {
             out.push_back(p);
+            if (fromFolder)
+                fromFolder->push_back(false);
         }
     }
     return out;

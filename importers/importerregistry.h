@@ -26,8 +26,12 @@ public:
     /// Same for bytes in memory (tests, fuzzers). `name` stands in for the path.
     SourceBuilder importBytes(std::string bytes, const std::string &name, ImportContext &ctx) const;
 
-    /// Expands folders into the files below them (sorted), keeping files as given.
-    static std::vector<std::string> expandPaths(const std::vector<std::string> &paths);
+    /// Expands folders into the files below them (sorted), keeping files as given. When
+    /// `fromFolder` is given it receives, per file, whether it came from a folder.
+    static std::vector<std::string> expandPaths(const std::vector<std::string> &paths,
+                                                std::vector<bool> *fromFolder = nullptr);
+    /// True when `builder` holds nothing but the "unrecognised content" verdict.
+    static bool isUnrecognised(const SourceBuilder &builder);
 
 private:
     SourceBuilder run(std::unique_ptr<InputStream> in, SourceBuilder out, ImportContext &ctx) const;

@@ -75,6 +75,9 @@ public:
     std::size_t spanCount() const;
     /// True when any source reported an error diagnostic.
     bool hasErrors() const;
+    /// Files found in folders the user opened that no importer recognised (READMEs, scripts):
+    /// not sources, listed so nothing disappears without a word.
+    const std::vector<std::string> &skippedFiles() const { return m_skipped; }
 
 private:
     friend class SessionBuilder;
@@ -87,6 +90,7 @@ private:
     std::vector<OomEvent> m_ooms;
     LogEvidence m_logs;
     AllocatorEvidence m_allocator;
+    std::vector<std::string> m_skipped;
     StringPool m_strings;
     TimeRange m_timeRange;
 };

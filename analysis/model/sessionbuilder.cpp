@@ -264,6 +264,8 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         s.m_args.push_back(std::move(b.m_args));
     }
     m_pending.clear();
+    s.m_skipped = std::move(m_skipped);
+    m_skipped.clear();
 
     for (auto &[id, r] : ranks) {
         std::sort(r.steps.begin(), r.steps.end(), [](const Step &a, const Step &b) { return a.range.begin < b.range.begin; });

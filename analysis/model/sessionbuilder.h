@@ -22,6 +22,8 @@ public:
     /// source whose path is `path`. Ranks not in `map` stay.
     void mapRanks(const std::string &path, std::map<RankId, RankId> map) { m_rankMaps[path] = std::move(map); }
     std::size_t sourceCount() const { return m_pending.size(); }
+    /// Notes a file from an opened folder that no importer recognised.
+    void addSkipped(std::string path) { m_skipped.push_back(std::move(path)); }
 
     /// Builds the session. The builder is left empty.
     std::shared_ptr<const Session> freeze();
@@ -31,6 +33,7 @@ public:
 
 private:
     std::vector<SourceBuilder> m_pending;
+    std::vector<std::string> m_skipped;
     std::map<std::string, RankId> m_overrides;
     std::map<std::string, std::map<RankId, RankId>> m_rankMaps;
     void remapRanks(SourceBuilder &b, const std::map<RankId, RankId> &map);

@@ -1,0 +1,43 @@
+#pragma once
+// Runs the analysis of a session off the UI thread. Each analyze() starts a new generation; a
+// result that arrives after a newer request (a new session, a changed clock offset) is dropped.
+
+#include "analyzer.h"
+
+#include <QObject>
+
+#include <memory>
+
+namespace rs {
+
+using AnalysisPtr = std::shared_ptr<const AnalysisResult>;
+
+class AnalysisController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit AnalysisController(QObject *parent = nullptr);
+    ~AnalysisController() override;
+
+    quint64 generation() const { return m_generation; }
+    bool isBusy() const { return m_pending > 0; }
+    /// The newest delivered result (null before the first).
+    AnalysisPtr result() const { return m_result; }
+
+public Q_SLOTS:
+    /// Analyses `session` with `options` in the background.
+    void analyze(rs::SessionPtr session, const rs::Analyzer::Options &options = {});
+
+Q_SIGNALS:
+    void started(quint64 generation);
+    void finished(quint64 generation, rs::AnalysisPtr result);
+
+private:
+    quint64 m_generation = 0;
+    int m_pending = 0;
+    AnalysisPtr m_result;
+};
+
+} // namespace rs
+
+Q_DECLARE_METATYPE(rs::AnalysisPtr)
