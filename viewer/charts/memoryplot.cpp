@@ -1,0 +1,265 @@
+#include "memoryplot.h"
+
+#include "lod.h"
+#include "timeaxisticker.h"
+#include "timeformat.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rs {
+
+namespace {
+
+// Byte ticks on binary boundaries (1, 2, 4, 8 ... GiB) so the labels are round numbers.
+class ByteAxisTicker : public QCPAxisTicker
+{
+protected:
+    double getTickStep(const QCPRange &range) override
+    {
+        m_upper = range.upper;
+        const double target = range.size() / std::max(1, tickCount());
+        double step = 1;
+        while (step < target)
+            step *= 2;
+        return step;
+    }
+    int getSubTickCount(double) override { return 0; }
+    QString getTickLabel(double tick, const QLocale &, QChar, int) override
+    {
+        // Zero says nothing, and a label at the very top would be cut by the lane above.
+        return tick <= 0 || tick > m_upper * 0.88 ? QString() : TimeFormat::bytes(tick);
+    }
+
+private:
+    double m_upper = 0;
+};
+
+} // namespace
+
+MemoryPlot::MemoryPlot(QWidget *parent)
+    : QCustomPlot(parent)
+    , m_ticker(new TimeAxisTicker)
+{
+    setAttribute(Qt::WA_TransparentForMouseEvents);
+    setBackground(Qt::white);
+    setNoAntialiasingOnDrag(true);
+    setAntialiasedElements(QCP::aeNone);
+    setPlottingHint(QCP::phFastPolylines, true);
+
+    // The axis rect fills the widget exactly, so key → pixel is the timeline's own mapping.
+    plotLayout()->setMargins(QMargins());
+    axisRect()->setAutoMargins(QCP::msNone);
+    axisRect()->setMargins(QMargins());
+    axisRect()->setBackground(Qt::white);
+
+    xAxis->setTicker(m_ticker);
+    xAxis->setTicks(false);
+    xAxis->setTickLabels(false);
+    xAxis->setBasePen(Qt::NoPen);
+    xAxis->grid()->setPen(QPen(QColor(0xee, 0xf0, 0xf3), 0));
+    xAxis->grid()->setZeroLinePen(Qt::NoPen);
+
+    QSharedPointer<ByteAxisTicker> bytes(new ByteAxisTicker);
+    bytes->setTickCount(2);
+    yAxis->setTicker(bytes);
+    yAxis->setBasePen(Qt::NoPen);
+    yAxis->setTickPen(Qt::NoPen);
+    yAxis->setSubTickPen(Qt::NoPen);
+    yAxis->setTickLabelSide(QCPAxis::lsInside);
+    yAxis->setTickLabelPadding(4);
+    yAxis->setTickLabelColor(QColor(0x6b, 0x72, 0x80));
+    QFont f = font();
+    f.setPixelSize(10);
+    yAxis->setTickLabelFont(f);
+    yAxis->grid()->setPen(QPen(QColor(0xe4, 0xe7, 0xec), 0, Qt::DotLine));
+    yAxis->grid()->setZeroLinePen(Qt::NoPen);
+    yAxis->setRange(0, 1);
+}
+
+void MemoryPlot::setSeries(const std::vector<Series> &series)
+{
+    clearGraphs();
+    m_series = series;
+    for (const Series &s : m_series) {
+        QCPGraph *g = addGraph();
+        g->setName(s.name);
+        g->setLineStyle(QCPGraph::lsStepLeft);
+        g->setAdaptiveSampling(false); // already decimated to pixel columns
+        g->setPen(pen(s.style, s.color));
+        if (s.style == Style::Area) {
+            QColor fill = s.color;
+            fill.setAlpha(70);
+            g->setBrush(fill);
+        }
+    }
+    m_dirty = true;
+    update();
+}
+
+QPen MemoryPlot::pen(Style style, const QColor &color)
+{
+    switch (style) {
+    case Style::Area:
+    case Style::Line: return QPen(color, 1);
+    case Style::Dashed: {
+        QPen p(color, 1.5);
+        p.setDashPattern({4, 3});
+        return p;
+    }
+    case Style::Dotted: {
+        QPen p(color, 1.5);
+        p.setDashPattern({1, 2});
+        return p;
+    }
+    }
+    return QPen(color);
+}
+
+void MemoryPlot::setValueMax(double bytes)
+{
+    // Headroom so the peak does not touch the lane above.
+    m_valueMax = bytes;
+    yAxis->setRange(0, bytes > 0 ? bytes * 1.1 : 1);
+    m_dirty = true;
+    update();
+}
+
+void MemoryPlot::setCapacity(double bytes)
+{
+    m_capacity = bytes;
+    m_dirty = true;
+    update();
+}
+
+void MemoryPlot::setOomMarks(std::vector<OomMark> marks)
+{
+    m_ooms = std::move(marks);
+    m_dirty = true;
+    update();
+}
+
+void MemoryPlot::rebuildItems(TimeNs shift)
+{
+    clearItems();
+    const QColor red(0xc9, 0x1d, 0x2e);
+    QFont f = font();
+    f.setPixelSize(10);
+    f.setBold(true);
+    // The capacity rule only when it falls on the chart: a 2 GiB job on an 80 GiB card keeps its
+    // curves readable rather than squashed under a far-away line.
+    if (m_capacity > 0 && m_capacity <= yAxis->range().upper) {
+        auto *cap = new QCPItemStraightLine(this);
+        cap->point1->setCoords(0, m_capacity);
+        cap->point2->setCoords(1, m_capacity);
+        QPen p(QColor(0xc9, 0x1d, 0x2e, 150), 1, Qt::DashDotLine);
+        cap->setPen(p);
+        auto *text = new QCPItemText(this);
+        text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+        text->position->setCoords(1.0, m_capacity);
+        // Under the rule: above it the label would run into the lane above at the chart's top.
+        text->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+        text->setPadding(QMargins(0, 1, 6, 0));
+        QFont cf = f;
+        cf.setBold(false);
+        text->setFont(cf);
+        text->setColor(QColor(0xa3, 0x1a, 0x28));
+        text->setText(tr("capacity %1").arg(TimeFormat::bytes(m_capacity)));
+    }
+    const QCPRange keys = xAxis->range();
+    for (const OomMark &m : m_ooms) {
+        const double k = static_cast<double>(m.time + shift);
+        if (k < keys.lower || k > keys.upper)
+            continue;
+        auto *line = new QCPItemStraightLine(this);
+        line->point1->setCoords(k, 0);
+        line->point2->setCoords(k, 1);
+        line->setPen(QPen(red, 1.5));
+        auto *tag = new QCPItemText(this);
+        tag->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        tag->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        tag->position->setCoords(k, 0.0);
+        tag->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        tag->setPadding(QMargins(3, 1, 3, 1));
+        tag->setBrush(red);
+        tag->setColor(Qt::white);
+        tag->setFont(f);
+        tag->setText(m.label);
+    }
+}
+
+void MemoryPlot::setTimeGrid(TimeNs step, int subdivisions)
+{
+    m_ticker->setFixedStep(step);
+    m_ticker->setSubdivisions(subdivisions);
+    m_dirty = true;
+    update();
+}
+
+void MemoryPlot::setView(TimeRange visible, TimeNs origin, TimeNs offset)
+{
+    m_visible = visible;
+    m_origin = origin;
+    m_offset = offset;
+    m_dirty = true;
+    // Off-screen charts (scrolled away in a 64-rank session) wait for their next paint.
+    if (isVisible() && !visibleRegion().isEmpty()) {
+        rebuild();
+        replot(rpQueuedRefresh);
+    } else {
+        update();
+    }
+}
+
+int MemoryPlot::pointCount(int i) const
+{
+    return i >= 0 && i < graphCount() ? graph(i)->dataCount() : 0;
+}
+
+void MemoryPlot::rebuild()
+{
+    m_dirty = false;
+    xAxis->setRange(static_cast<double>(m_visible.begin - m_origin), static_cast<double>(m_visible.end - m_origin));
+    const double width = std::max(1, this->width());
+    const double npp = static_cast<double>(m_visible.duration()) / width;
+    const TimeRange dataRange{m_visible.begin - m_offset, m_visible.end - m_offset};
+    const TimeNs shift = m_offset - m_origin; // data time → key
+    for (std::size_t i = 0; i < m_series.size(); ++i) {
+        m_points.clear();
+        if (m_series[i].data)
+            decimateCounter(*m_series[i].data, dataRange, npp, m_columns);
+        else
+            m_columns.clear();
+        // Per column: first, then the extremes, then the last value, so the step line passes
+        // through the whole min/max range of the column before moving on.
+        for (const CounterColumn &c : m_columns) {
+            const double k = static_cast<double>(c.firstTime + shift);
+            m_points.append({k, c.first});
+            if (c.count > 1) {
+                m_points.append({k, c.max});
+                m_points.append({k, c.min});
+                m_points.append({static_cast<double>(c.lastTime + shift), c.last});
+            }
+        }
+        graph(static_cast<int>(i))->data()->set(m_points, true);
+    }
+    rebuildItems(shift);
+}
+
+void MemoryPlot::paintEvent(QPaintEvent *event)
+{
+    if (m_dirty) {
+        rebuild();
+        replot(rpQueuedRefresh);
+    }
+    QCustomPlot::paintEvent(event);
+}
+
+void MemoryPlot::resizeEvent(QResizeEvent *event)
+{
+    QCustomPlot::resizeEvent(event);
+    m_dirty = true;
+}
+
+} // namespace rs

@@ -1,0 +1,93 @@
+#pragma once
+// The memory lane of a rank: PyTorch's allocated and reserved bytes, the allocator snapshot's
+// replayed totals and nvidia-smi's device-wide used memory, as step curves on the timeline's time
+// axis, with the GPU's capacity and the rank's out-of-memory moments marked. The series are
+// decimated to min/max columns before QCustomPlot sees them, so a million allocator events plot as
+// fast as a thousand, and a one-event spike still shows. The chart is a picture only: the timeline
+// handles the mouse.
+
+#include "qcustomplotinclude.h"
+
+#include "lod.h"
+
+#include <QColor>
+#include <QSharedPointer>
+#include <QString>
+
+#include <vector>
+
+namespace rs {
+
+class TimeAxisTicker;
+
+class MemoryPlot : public QCustomPlot
+{
+    Q_OBJECT
+public:
+    /// How a curve is drawn; each evidence source has its own so they never read as one another.
+    enum class Style : std::uint8_t {
+        Area,   ///< filled area under a 1 px line (profiler allocated)
+        Line,   ///< a 1 px line (profiler reserved)
+        Dashed, ///< a dashed 1.5 px line (nvidia-smi used: the whole device, not just PyTorch)
+        Dotted, ///< a dotted 1.5 px line (allocator snapshot totals)
+    };
+
+    /// One curve.
+    struct Series {
+        const CounterSeries *data = nullptr; ///< samples (owned by the session, which outlives the plot)
+        QString name;                        ///< legend name ("allocated")
+        QColor color;                        ///< line colour
+        Style style = Style::Line;           ///< line style
+        TrackId track = kNoTrack;            ///< the track plotted, for the legend's peak and tooltips
+    };
+
+    /// A moment the rank ran out of memory.
+    struct OomMark {
+        TimeNs time = 0;  ///< data time (the rank's clock offset is applied like for the curves)
+        QString label;    ///< short text next to the marker ("OOM 62 MiB")
+    };
+
+    explicit MemoryPlot(QWidget *parent = nullptr);
+
+    /// Replaces the curves; they are drawn in order, so areas should come before lines.
+    void setSeries(const std::vector<Series> &series);
+    const std::vector<Series> &series() const { return m_series; }
+    /// Top of the value axis in bytes (shared by all ranks so their charts compare at a glance).
+    void setValueMax(double bytes);
+    /// The GPU's memory in bytes, drawn as a horizontal rule when it lies within the axis; 0: none.
+    void setCapacity(double bytes);
+    /// Out-of-memory moments: a red vertical line with a marker and a label each.
+    void setOomMarks(std::vector<OomMark> marks);
+    const std::vector<OomMark> &oomMarks() const { return m_ooms; }
+    /// The pen a curve of `style` in `color` is drawn with (the gutter legend draws the same).
+    static QPen pen(Style style, const QColor &color);
+    /// Aligns the vertical grid with the ruler: its step and sub-tick count.
+    void setTimeGrid(TimeNs step, int subdivisions);
+    /// Shows view time `visible`; keys are ns since `origin`, and the data is shown `offset` ns
+    /// later than recorded (the rank's clock offset). Replots now when on screen, else on next paint.
+    void setView(TimeRange visible, TimeNs origin, TimeNs offset);
+    /// Points handed to QCustomPlot for curve `i` at the last rebuild (after decimation).
+    int pointCount(int i) const;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    void rebuild();
+    void rebuildItems(TimeNs shift);
+
+    std::vector<Series> m_series;
+    std::vector<OomMark> m_ooms;
+    double m_capacity = 0;
+    double m_valueMax = 0;
+    QSharedPointer<TimeAxisTicker> m_ticker;
+    TimeRange m_visible;
+    TimeNs m_origin = 0;
+    TimeNs m_offset = 0;
+    bool m_dirty = true;
+    std::vector<CounterColumn> m_columns;
+    QVector<QCPGraphData> m_points;
+};
+
+} // namespace rs

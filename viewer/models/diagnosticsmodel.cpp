@@ -1,0 +1,117 @@
+#include "diagnosticsmodel.h"
+
+#include <QColor>
+#include <QFileInfo>
+
+namespace rs {
+
+DiagnosticsModel::DiagnosticsModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void DiagnosticsModel::setSession(SessionPtr session)
+{
+    beginResetModel();
+    m_session = std::move(session);
+    m_filter.reset();
+    rebuild();
+    endResetModel();
+}
+
+void DiagnosticsModel::setSourceFilter(std::optional<SourceId> source)
+{
+    if (source == m_filter)
+        return;
+    beginResetModel();
+    m_filter = source;
+    rebuild();
+    endResetModel();
+}
+
+void DiagnosticsModel::rebuild()
+{
+    m_rows.clear();
+    if (!m_session)
+        return;
+    const auto &sources = m_session->sources();
+    for (SourceId s = 0; s < sources.size(); ++s) {
+        if (m_filter && *m_filter != s)
+            continue;
+        for (std::uint32_t i = 0; i < sources[s].diagnostics.size(); ++i)
+            m_rows.emplace_back(s, i);
+    }
+}
+
+int DiagnosticsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int DiagnosticsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_session)
+        return {};
+    const auto [sourceId, i] = m_rows[static_cast<std::size_t>(index.row())];
+    const Source &source = m_session->sources()[sourceId];
+    const Diagnostic &d = source.diagnostics[i];
+    switch (role) {
+    case SourceIdRole: return static_cast<uint>(sourceId);
+    case SeverityRole: return static_cast<int>(d.severity);
+    case LineRole: return static_cast<qlonglong>(d.line);
+    case OffsetRole: return static_cast<qlonglong>(d.offset);
+    default: break;
+    }
+    const auto column = static_cast<Column>(index.column());
+    if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole) {
+        switch (column) {
+        case SeverityColumn:
+            if (role == SortRole)
+                return d.isError() ? 0 : 1; // errors first when sorted ascending
+            return d.isError() ? tr("error") : tr("warning");
+        case FileColumn: {
+            const QString path = QString::fromStdString(source.path);
+            return role == Qt::ToolTipRole ? path : QFileInfo(path).fileName();
+        }
+        case LineColumn:
+            if (role == SortRole)
+                return static_cast<qlonglong>(d.line);
+            return d.line >= 0 ? QVariant(static_cast<qlonglong>(d.line)) : QVariant(QString());
+        case OffsetColumn:
+            if (role == SortRole)
+                return static_cast<qlonglong>(d.offset);
+            return d.offset >= 0 ? QVariant(static_cast<qlonglong>(d.offset)) : QVariant(QString());
+        case MessageColumn:
+            return QString::fromStdString(d.message);
+        case ColumnCount: break;
+        }
+        return {};
+    }
+    if (role == Qt::ForegroundRole && column == SeverityColumn)
+        return d.isError() ? QColor(0xb4, 0x23, 0x18) : QColor(0x9a, 0x5b, 0x13);
+    if (role == Qt::TextAlignmentRole && (column == LineColumn || column == OffsetColumn))
+        return static_cast<int>(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (static_cast<Column>(section)) {
+    case SeverityColumn: return tr("Severity");
+    case FileColumn: return tr("File");
+    case LineColumn: return tr("Line");
+    case OffsetColumn: return tr("Offset");
+    case MessageColumn: return tr("Message");
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+} // namespace rs

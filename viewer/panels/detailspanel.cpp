@@ -1,0 +1,367 @@
+#include "detailspanel.h"
+
+#include "logstyle.h"
+#include "plural.h"
+#include "rankcolors.h"
+#include "timeformat.h"
+#include "timeline/lanelayout.h"
+#include "timeline/spanpalette.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+#include <QLabel>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace rs {
+
+namespace {
+
+QString fromView(std::string_view v)
+{
+    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
+}
+
+QString flagNames(std::uint16_t flags)
+{
+    static const std::pair<SpanFlag, const char *> names[] = {
+        {SpanFlagGpu, "gpu"}, {SpanFlagKernel, "kernel"}, {SpanFlagMemcpy, "memcpy"}, {SpanFlagMemset, "memset"},
+        {SpanFlagCollective, "collective"}, {SpanFlagStep, "step"}, {SpanFlagAnnotation, "annotation"},
+        {SpanFlagRuntime, "runtime"}, {SpanFlagUnmatched, "unmatched begin (closed at trace end)"},
+        {SpanFlagOutOfMemory, "out of memory"},
+    };
+    QStringList out;
+    for (const auto &[bit, name] : names)
+        if (flags & bit)
+            out << QLatin1String(name);
+    return out.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+DetailsPanel::DetailsPanel(ViewState *state, QWidget *parent)
+    : QWidget(parent)
+    , m_state(state)
+{
+    m_title = new QLabel;
+    m_title->setWordWrap(true);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont tf = m_title->font();
+    tf.setPointSizeF(tf.pointSizeF() * 1.15);
+    tf.setBold(true);
+    m_title->setFont(tf);
+    m_subtitle = new QLabel;
+    m_subtitle->setTextFormat(Qt::RichText);
+    m_empty = new QLabel(tr("Select an event, a log record or an OOM marker on the timeline to see its details."));
+    m_empty->setWordWrap(true);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setStyleSheet(QStringLiteral("color: #6b7280; padding: 24px;"));
+
+    m_tree = new QTreeWidget;
+    m_tree->setColumnCount(2);
+    m_tree->setHeaderLabels({tr("Field"), tr("Value")});
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_tree->setUniformRowHeights(true);
+    m_tree->header()->setSectionResizeMode(FieldColumn, QHeaderView::ResizeToContents);
+    m_tree->header()->setStretchLastSection(true);
+    m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *copy = new QAction(tr("Copy"), m_tree);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy, &QAction::triggered, this, &DetailsPanel::copySelection);
+    m_tree->addAction(copy);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+    layout->setSpacing(4);
+    layout->addWidget(m_title);
+    layout->addWidget(m_subtitle);
+    layout->addWidget(m_tree, 1);
+    layout->addWidget(m_empty, 1);
+
+    connect(m_state, &ViewState::selectionChanged, this, &DetailsPanel::showSelection);
+    showSelection({});
+}
+
+void DetailsPanel::setSession(SessionPtr session)
+{
+    m_session = std::move(session);
+    showSelection(m_state->selection());
+}
+
+QTreeWidgetItem *DetailsPanel::addField(const QString &label, const QString &value, QTreeWidgetItem *parent)
+{
+    auto *item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(m_tree);
+    item->setText(FieldColumn, label);
+    item->setText(ValueColumn, value);
+    item->setToolTip(ValueColumn, value);
+    return item;
+}
+
+void DetailsPanel::addJson(QTreeWidgetItem *parent, const QString &key, const QJsonValue &value)
+{
+    if (value.isObject()) {
+        const QJsonObject o = value.toObject();
+        auto *item = addField(key, QStringLiteral("{%1}").arg(countOf(o.size(), tr("key"), tr("keys"))), parent);
+        for (auto it = o.begin(); it != o.end(); ++it)
+            addJson(item, it.key(), it.value());
+        return;
+    }
+    if (value.isArray()) {
+        const QJsonArray a = value.toArray();
+        // Short arrays of scalars (shapes, strides) read best on one line, as the profiler wrote them.
+        bool scalars = a.size() <= 16;
+        for (const QJsonValue &v : a)
+            scalars = scalars && !v.isObject() && !v.isArray();
+        if (scalars) {
+            addField(key, QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact)), parent);
+            return;
+        }
+        auto *item = addField(key, QStringLiteral("[%1]").arg(countOf(a.size(), tr("item"), tr("items"))), parent);
+        for (qsizetype i = 0; i < a.size(); ++i)
+            addJson(item, QStringLiteral("[%1]").arg(i), a.at(i));
+        return;
+    }
+    QString text;
+    switch (value.type()) {
+    case QJsonValue::Bool: text = value.toBool() ? QStringLiteral("true") : QStringLiteral("false"); break;
+    case QJsonValue::Double: {
+        const double d = value.toDouble();
+        // Ids and sizes are integers; print them without exponent or decimals.
+        text = (d == static_cast<double>(static_cast<qint64>(d)) && std::abs(d) < 9.0e15)
+            ? QString::number(static_cast<qint64>(d))
+            : QString::number(d, 'g', 12);
+        break;
+    }
+    case QJsonValue::String: text = value.toString(); break;
+    case QJsonValue::Null: text = QStringLiteral("null"); break;
+    default: break;
+    }
+    addField(key, text, parent);
+}
+
+void DetailsPanel::addArgs(std::string_view raw)
+{
+    if (raw.empty())
+        return;
+    QJsonParseError error{};
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray(raw.data(), static_cast<qsizetype>(raw.size())), &error);
+    auto *args = addField(tr("Args"), QString());
+    if (error.error != QJsonParseError::NoError || !doc.isObject()) {
+        // Keep what the importer stored even if it is not an object we can split.
+        addField(tr("(raw)"), fromView(raw), args);
+    } else {
+        const QJsonObject o = doc.object();
+        args->setText(ValueColumn, countOf(o.size(), tr("key"), tr("keys")));
+        for (auto it = o.begin(); it != o.end(); ++it)
+            addJson(args, it.key(), it.value());
+    }
+    args->setExpanded(true);
+}
+
+void DetailsPanel::setVisibleContent(bool valid)
+{
+    m_title->setVisible(valid);
+    m_subtitle->setVisible(valid);
+    m_tree->setVisible(valid);
+    m_empty->setVisible(!valid);
+}
+
+void DetailsPanel::showLogRecord(std::uint32_t index)
+{
+    const Session &s = *m_session;
+    const LogRecord &r = s.logs().records[index];
+    const LogStyle::Mark mark = LogStyle::mark(r);
+    const QString text = QString::fromStdString(r.text);
+    // The title is for recognising the record; the whole message is one row below and in the tooltip.
+    constexpr int kTitleChars = 160;
+    QString title = text.simplified();
+    if (title.size() > kTitleChars) {
+        const qsizetype cut = title.lastIndexOf(QLatin1Char(' '), kTitleChars);
+        title = title.left(cut > kTitleChars / 2 ? cut : kTitleChars) + QStringLiteral(" …");
+    }
+    m_title->setText(title);
+    m_subtitle->setText(QStringLiteral("<span style='color:%1'>■</span> <b style='color:%1'>%2</b> %3 log record &nbsp;·&nbsp; %4")
+                            .arg(LogStyle::color(mark).name(), mark == LogStyle::Mark::Oom ? QStringLiteral("OOM") : LogStyle::levelName(r.level),
+                                 LogStyle::kindName(r.kind).toHtmlEscaped(),
+                                 r.rank >= 0 ? QStringLiteral("<span style='color:%1'><b>%2</b></span>")
+                                                   .arg(RankColors::textColor(r.rank).name(), tr("Rank %1").arg(r.rank))
+                                             : LogStyle::rankName(r.rank).toHtmlEscaped()));
+    addField(tr("Message"), text);
+    addField(tr("Level"), LogStyle::levelName(r.level));
+    addField(tr("Kind"), LogStyle::kindName(r.kind));
+    addField(tr("Rank"), r.rank >= 0 ? QString::number(r.rank) : LogStyle::rankName(r.rank));
+    if (r.time == kNoTime) {
+        addField(tr("Time"), tr("— (the line has no usable time stamp)"));
+    } else {
+        const TimeNs t = r.time + (r.rank >= 0 ? m_state->clockOffset(r.rank) : 0);
+        addField(tr("Time"), TimeFormat::precise(t - m_state->fullRange().begin));
+        addField(tr("Time (wall clock)"), TimeFormat::wallClock(r.time));
+    }
+    addSourceField(r.source, r.line);
+    if (r.flags)
+        addField(tr("Flags"), LogStyle::flagNames(r.flags));
+}
+
+void DetailsPanel::addSourceField(SourceId source, std::int64_t line)
+{
+    if (source >= m_session->sources().size()) {
+        addField(tr("Source"), tr("line %1").arg(line));
+        return;
+    }
+    const QString path = QString::fromStdString(m_session->sources()[source].path);
+    addField(tr("Source"), QStringLiteral("%1:%2").arg(QFileInfo(path).fileName()).arg(line))
+        ->setToolTip(ValueColumn, QStringLiteral("%1:%2").arg(path).arg(line));
+}
+
+void DetailsPanel::showOom(std::uint32_t index)
+{
+    const Session &s = *m_session;
+    const OomEvent &o = s.ooms()[index];
+    auto bytes = [](std::int64_t b) {
+        return QStringLiteral("%1 (%L2 bytes)").arg(TimeFormat::bytes(static_cast<double>(b))).arg(b);
+    };
+    m_title->setText(o.requested >= 0 ? tr("CUDA out of memory: tried to allocate %1").arg(TimeFormat::bytes(static_cast<double>(o.requested)))
+                                      : tr("CUDA out of memory"));
+    m_subtitle->setText(QStringLiteral("<span style='color:#c91d2e'>■</span> %1 &nbsp;·&nbsp; <span style='color:%2'><b>%3</b></span>")
+                            .arg(tr("out-of-memory error"), RankColors::textColor(o.rank).name(), tr("Rank %1").arg(o.rank)));
+    addField(tr("Rank"), o.rank >= 0 ? QString::number(o.rank) : tr("unknown"));
+    if (o.device >= 0)
+        addField(tr("GPU"), QString::number(o.device));
+    if (o.time != kNoTime) {
+        addField(tr("Time"), TimeFormat::precise(o.time + m_state->clockOffset(o.rank) - m_state->fullRange().begin));
+        addField(tr("Time (wall clock)"), TimeFormat::wallClock(o.time));
+    } else {
+        addField(tr("Time"), tr("— (the message has no time stamp)"));
+    }
+    const std::pair<const char *, std::int64_t> amounts[] = {
+        {QT_TR_NOOP("Requested"), o.requested},      {QT_TR_NOOP("GPU capacity"), o.capacity},
+        {QT_TR_NOOP("Allocated by PyTorch"), o.allocated}, {QT_TR_NOOP("Reserved by PyTorch"), o.reserved},
+        {QT_TR_NOOP("Free on the GPU"), o.free},     {QT_TR_NOOP("In use by the process"), o.processInUse},
+    };
+    for (const auto &[label, value] : amounts)
+        if (value >= 0)
+            addField(tr(label), bytes(value));
+    if (o.reserved >= 0 && o.allocated >= 0)
+        addField(tr("Reserved − allocated"), bytes(o.reserved - o.allocated));
+    addSourceField(o.source, o.line);
+    addField(tr("Message"), QString::fromStdString(o.text));
+}
+
+void DetailsPanel::showSelection(const EventRef &event)
+{
+    m_tree->clear();
+    if (m_session && event.kind == EventRef::Kind::LogRecord && event.index < m_session->logs().records.size()) {
+        setVisibleContent(true);
+        showLogRecord(event.index);
+        return;
+    }
+    if (m_session && event.kind == EventRef::Kind::Oom && event.index < m_session->ooms().size()) {
+        setVisibleContent(true);
+        showOom(event.index);
+        return;
+    }
+    const bool valid = m_session && !event.isNone() && event.track < m_session->tracks().size()
+        && ((event.kind == EventRef::Kind::Span && event.index < m_session->tracks()[event.track].spans.size())
+            || (event.kind == EventRef::Kind::Instant && event.index < m_session->tracks()[event.track].instants.size()));
+    setVisibleContent(valid);
+    if (!valid)
+        return;
+
+    const Session &s = *m_session;
+    const Track &track = s.tracks()[event.track];
+    const TimeNs offset = m_state->clockOffset(track.rank);
+    const TimeNs origin = m_state->fullRange().begin;
+    const Source *source = track.source < s.sources().size() ? &s.sources()[track.source] : nullptr;
+    const bool wallClock = source && source->hasClock;
+
+    StringId name = 0, category = 0;
+    std::uint16_t flags = 0;
+    ArgsId argsId = kNoArgs;
+    TimeNs start = 0, duration = 0;
+    if (event.kind == EventRef::Kind::Span) {
+        const Span &sp = track.spans[event.index];
+        name = sp.name;
+        category = sp.category;
+        flags = sp.flags;
+        argsId = sp.args;
+        start = sp.start + offset;
+        duration = sp.duration;
+    } else {
+        const Instant &in = track.instants[event.index];
+        name = in.name;
+        category = in.category;
+        flags = in.flags;
+        argsId = in.args;
+        start = in.time + offset;
+    }
+
+    const QString categoryText = fromView(s.str(category));
+    const SpanPalette::Family family = SpanPalette::family(flags, s.str(category));
+    m_title->setText(fromView(s.str(name)));
+    m_subtitle->setText(QStringLiteral("<span style='color:%1'>■</span> %2 &nbsp;·&nbsp; <span style='color:%3'><b>%4</b></span>")
+                            .arg(SpanPalette::familyColor(family).name(), SpanPalette::familyName(family).toHtmlEscaped(),
+                                 RankColors::textColor(track.rank).name(), tr("Rank %1").arg(track.rank)));
+
+    addField(tr("Name"), fromView(s.str(name)));
+    addField(tr("Category"), categoryText);
+    addField(tr("Track"), QStringLiteral("%1 (%2)").arg(LaneLayout::trackTitle(s, track), QLatin1String(trackKindName(track.kind))));
+    addField(tr("Rank"), track.rank == kNoRank ? tr("unknown") : QString::number(track.rank));
+    if (event.kind == EventRef::Kind::Span) {
+        addField(tr("Start"), TimeFormat::precise(start - origin));
+        if (wallClock)
+            addField(tr("Start (wall clock)"), TimeFormat::wallClock(start));
+        addField(tr("Duration"), QStringLiteral("%1 (%L2 ns)").arg(TimeFormat::duration(duration)).arg(duration));
+        addField(tr("End"), TimeFormat::precise(start + duration - origin));
+        addField(tr("Depth"), QString::number(track.spans[event.index].depth));
+    } else {
+        addField(tr("Time"), TimeFormat::precise(start - origin));
+        if (wallClock)
+            addField(tr("Time (wall clock)"), TimeFormat::wallClock(start));
+    }
+    if (offset != 0)
+        addField(tr("Clock offset"), TimeFormat::duration(offset));
+    if (flags)
+        addField(tr("Flags"), flagNames(flags));
+    if (source)
+        addField(tr("Source"), QFileInfo(QString::fromStdString(source->path)).fileName())
+            ->setToolTip(ValueColumn, QString::fromStdString(source->path));
+    addArgs(s.args(event.track, argsId));
+}
+
+QString DetailsPanel::fieldValue(const QString &label) const
+{
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        if (m_tree->topLevelItem(i)->text(FieldColumn) == label)
+            return m_tree->topLevelItem(i)->text(ValueColumn);
+    return {};
+}
+
+QTreeWidgetItem *DetailsPanel::argsItem() const
+{
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        if (m_tree->topLevelItem(i)->text(FieldColumn) == tr("Args"))
+            return m_tree->topLevelItem(i);
+    return nullptr;
+}
+
+void DetailsPanel::copySelection()
+{
+    QStringList lines;
+    for (const QTreeWidgetItem *item : m_tree->selectedItems())
+        lines << item->text(FieldColumn) + QStringLiteral(": ") + item->text(ValueColumn);
+    if (!lines.isEmpty())
+        QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')));
+}
+
+} // namespace rs

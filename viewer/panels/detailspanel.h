@@ -1,0 +1,60 @@
+#pragma once
+// The selected event, in full: what it is, where it ran, when (relative to the session start and on
+// the wall clock) and every arg the profiler recorded, as a key/value tree parsed from the raw JSON
+// the importer kept. A selected log record shows its message, level, kind, rank, time and file:line;
+// a selected OOM shows what was asked for against what the GPU had.
+
+#include "session.h"
+#include "viewstate.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTreeWidget;
+class QTreeWidgetItem;
+class QJsonValue;
+
+namespace rs {
+
+class DetailsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /// Columns of the tree.
+    enum Column { FieldColumn, ValueColumn };
+
+    explicit DetailsPanel(ViewState *state, QWidget *parent = nullptr);
+
+    /// The session the selection refers to (null clears the panel).
+    void setSession(SessionPtr session);
+    /// The tree of fields (tests and "copy" read it).
+    QTreeWidget *tree() const { return m_tree; }
+    /// The value shown for top-level field `label` ("Duration"), or an empty string.
+    QString fieldValue(const QString &label) const;
+    /// The "Args" item, or nullptr when the event has no args.
+    QTreeWidgetItem *argsItem() const;
+
+public Q_SLOTS:
+    /// Shows `event` (kind None shows the empty state).
+    void showSelection(const rs::EventRef &event);
+    /// Copies the selected rows as "field: value" lines.
+    void copySelection();
+
+private:
+    QTreeWidgetItem *addField(const QString &label, const QString &value, QTreeWidgetItem *parent = nullptr);
+    void addJson(QTreeWidgetItem *parent, const QString &key, const QJsonValue &value);
+    void addArgs(std::string_view raw);
+    void setVisibleContent(bool valid);
+    void showLogRecord(std::uint32_t index);
+    void showOom(std::uint32_t index);
+    void addSourceField(SourceId source, std::int64_t line);
+
+    ViewState *m_state;
+    SessionPtr m_session;
+    QLabel *m_title;
+    QLabel *m_subtitle;
+    QLabel *m_empty;
+    QTreeWidget *m_tree;
+};
+
+} // namespace rs

@@ -1,0 +1,129 @@
+#include "evidenceindex.h"
+
+#include <algorithm>
+
+namespace rs {
+
+namespace {
+
+const std::vector<TimedLog> kNoLogs;
+const std::vector<OomMarker> kNoOoms;
+
+} // namespace
+
+void EvidenceIndex::build(const Session *session)
+{
+    m_ranks.clear();
+    m_extent = {};
+    if (!session)
+        return;
+    const auto &records = session->logs().records;
+    for (std::uint32_t i = 0; i < records.size(); ++i) {
+        const LogRecord &r = records[i];
+        if (r.time != kNoTime)
+            m_extent = m_extent.united({r.time, r.time + 1});
+        if (r.rank < 0)
+            continue; // job-level and unresolved records have no rank group; the log panel lists them
+        PerRank &pr = m_ranks[r.rank];
+        pr.errors += r.level == LogLevel::Error ? 1 : 0;
+        if (r.time == kNoTime) {
+            ++pr.untimed;
+            continue;
+        }
+        const TimedLog t{r.time, i, LogStyle::mark(r)};
+        pr.logs.push_back(t);
+        if (t.mark != LogStyle::Mark::Info)
+            pr.notable.push_back(t);
+    }
+    const auto &ooms = session->ooms();
+    for (std::uint32_t i = 0; i < ooms.size(); ++i) {
+        const OomEvent &o = ooms[i];
+        if (o.rank < 0)
+            continue;
+        PerRank &pr = m_ranks[o.rank];
+        ++pr.oomCount;
+        if (o.time == kNoTime)
+            continue;
+        pr.ooms.push_back({o.time, EventRef::oom(i), o.requested});
+        m_extent = m_extent.united({o.time, o.time + 1});
+    }
+    // The profiler's [OutOfMemory] instants mark the same moment from inside the trace.
+    for (TrackId id = 0; id < session->tracks().size(); ++id) {
+        const Track &t = session->tracks()[id];
+        if (t.rank < 0)
+            continue;
+        for (std::uint32_t i = 0; i < t.instants.size(); ++i)
+            if (t.instants[i].flags & SpanFlagOutOfMemory) {
+                PerRank &pr = m_ranks[t.rank];
+                pr.ooms.push_back({t.instants[i].time, EventRef::instant(id, i), -1});
+                ++pr.oomInstants;
+            }
+    }
+    auto byTime = [](const auto &a, const auto &b) { return a.time < b.time; };
+    for (auto &[rank, pr] : m_ranks) {
+        std::stable_sort(pr.logs.begin(), pr.logs.end(), byTime);
+        std::stable_sort(pr.notable.begin(), pr.notable.end(), byTime);
+        std::stable_sort(pr.ooms.begin(), pr.ooms.end(), byTime);
+    }
+}
+
+const EvidenceIndex::PerRank *EvidenceIndex::find(RankId rank) const
+{
+    const auto it = m_ranks.find(rank);
+    return it == m_ranks.end() ? nullptr : &it->second;
+}
+
+const std::vector<TimedLog> &EvidenceIndex::logs(RankId rank) const
+{
+    const PerRank *pr = find(rank);
+    return pr ? pr->logs : kNoLogs;
+}
+
+const std::vector<TimedLog> &EvidenceIndex::notableLogs(RankId rank) const
+{
+    const PerRank *pr = find(rank);
+    return pr ? pr->notable : kNoLogs;
+}
+
+std::pair<std::size_t, std::size_t> EvidenceIndex::inRange(const std::vector<TimedLog> &logs, TimeRange range)
+{
+    auto lo = std::lower_bound(logs.begin(), logs.end(), range.begin, [](const TimedLog &l, TimeNs t) { return l.time < t; });
+    auto hi = std::lower_bound(lo, logs.end(), range.end, [](const TimedLog &l, TimeNs t) { return l.time < t; });
+    return {static_cast<std::size_t>(lo - logs.begin()), static_cast<std::size_t>(hi - logs.begin())};
+}
+
+std::ptrdiff_t EvidenceIndex::positionOf(RankId rank, std::uint32_t index) const
+{
+    const auto &l = logs(rank);
+    for (std::size_t i = 0; i < l.size(); ++i)
+        if (l[i].index == index)
+            return static_cast<std::ptrdiff_t>(i);
+    return -1;
+}
+
+std::size_t EvidenceIndex::untimedLogCount(RankId rank) const
+{
+    const PerRank *pr = find(rank);
+    return pr ? pr->untimed : 0;
+}
+
+const std::vector<OomMarker> &EvidenceIndex::ooms(RankId rank) const
+{
+    const PerRank *pr = find(rank);
+    return pr ? pr->ooms : kNoOoms;
+}
+
+std::size_t EvidenceIndex::oomCount(RankId rank) const
+{
+    const PerRank *pr = find(rank);
+    // A trace's [OutOfMemory] instant and the log's OOM message usually describe the same failure.
+    return pr ? std::max(pr->oomCount, pr->oomInstants) : 0;
+}
+
+std::size_t EvidenceIndex::errorCount(RankId rank) const
+{
+    const PerRank *pr = find(rank);
+    return pr ? pr->errors : 0;
+}
+
+} // namespace rs

@@ -1,0 +1,186 @@
+#include "gutterpainter.h"
+
+#include "charts/memoryplot.h"
+#include "counterformat.h"
+#include "logstyle.h"
+#include "plural.h"
+#include "rankcolors.h"
+#include "timeformat.h"
+#include "timelinecontext.h"
+
+#include <QLocale>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace rs {
+
+namespace {
+
+const QColor kGutter(0xf6, 0xf7, 0xf9);
+const QColor kGutterBorder(0xd3, 0xd6, 0xdd);
+const QColor kTitle(0x26, 0x2b, 0x35);
+const QColor kMuted(0x6b, 0x72, 0x80);
+const QColor kCpuBadge(0x3d, 0x6f, 0xb6);
+const QColor kGpuBadge(0x2f, 0x8a, 0x5f);
+const QColor kLogBadge(0x9a, 0x5b, 0x13);
+
+} // namespace
+
+GutterPainter::GutterPainter(QPainter &painter, TimelineContext &context, int groupWidth, const QFont &font)
+    : m_p(painter)
+    , m_ctx(context)
+    , m_width(groupWidth)
+    , m_font(font)
+{
+}
+
+void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool selected, const QString &summary,
+                           const QStringList &alerts)
+{
+    const QRect r(0, lane.top, m_width, lane.height);
+    m_p.fillRect(r, Qt::white);
+    m_p.fillRect(r, RankColors::tint(rank, selected ? 90 : 30));
+    m_p.setPen(kGutterBorder);
+    m_p.drawLine(0, r.top(), m_width, r.top());
+
+    // Disclosure triangle: pointing down when expanded, right when collapsed.
+    const QPointF c(kStripe + 13, r.center().y() + 0.5);
+    QPolygonF tri;
+    if (collapsed)
+        tri << QPointF(c.x() - 3, c.y() - 5) << QPointF(c.x() + 4, c.y()) << QPointF(c.x() - 3, c.y() + 5);
+    else
+        tri << QPointF(c.x() - 5, c.y() - 3) << QPointF(c.x() + 5, c.y() - 3) << QPointF(c.x(), c.y() + 4);
+    m_p.setRenderHint(QPainter::Antialiasing, true);
+    m_p.setPen(Qt::NoPen);
+    m_p.setBrush(kMuted);
+    m_p.drawPolygon(tri);
+    m_p.setBrush(RankColors::color(rank));
+    m_p.drawRoundedRect(QRectF(kStripe + 24, r.center().y() - 5, 10, 10), 2, 2);
+    m_p.setRenderHint(QPainter::Antialiasing, false);
+
+    QFont bold = m_font;
+    bold.setPixelSize(13);
+    bold.setWeight(QFont::Bold);
+    m_p.setFont(bold);
+    m_p.setPen(RankColors::textColor(rank));
+    QRect nameRect;
+    m_p.drawText(QRect(kStripe + 40, r.top(), m_ctx.gutterWidth - kStripe - 46, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                 lane.title, &nameRect);
+
+    // Alerts right after the name: the ranks that failed stand out while scrolling past 64 groups.
+    QFont badgeFont = m_font;
+    badgeFont.setPixelSize(10);
+    badgeFont.setWeight(QFont::Bold);
+    const QFontMetrics bfm(badgeFont);
+    m_p.setFont(badgeFont);
+    int x = nameRect.right() + 8;
+    m_p.setRenderHint(QPainter::Antialiasing, true);
+    for (const QString &alert : alerts) {
+        const int w = bfm.horizontalAdvance(alert) + 10;
+        if (x + w > m_ctx.gutterWidth - 6)
+            break;
+        const QRectF badge(x, r.center().y() - 7.5, w, 15);
+        m_p.setPen(Qt::NoPen);
+        m_p.setBrush(QColor(0xc9, 0x1d, 0x2e));
+        m_p.drawRoundedRect(badge, 7.5, 7.5);
+        m_p.setPen(Qt::white);
+        m_p.drawText(badge, Qt::AlignCenter, alert);
+        x += w + 4;
+    }
+    m_p.setRenderHint(QPainter::Antialiasing, false);
+
+    QFont small = m_font;
+    small.setPixelSize(11);
+    m_p.setFont(small);
+    m_p.setPen(kMuted);
+    const QRect text(m_ctx.gutterWidth + 8, r.top(), m_width - m_ctx.gutterWidth - 16, r.height());
+    m_p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, m_p.fontMetrics().elidedText(summary, Qt::ElideRight, text.width()));
+}
+
+void GutterPainter::lane(const Lane &lane, const MemoryPlot *plot, RankId rank)
+{
+    const int g = m_ctx.gutterWidth;
+    m_p.fillRect(QRect(0, lane.top, g, lane.height), kGutter);
+    m_p.setPen(kGutterBorder);
+    m_p.drawLine(g - 1, lane.top, g - 1, lane.top + lane.height - 1);
+
+    QFont small = m_font;
+    small.setPixelSize(11);
+    m_p.setFont(small);
+    const QFontMetrics fm(small);
+    int x = kStripe + 10;
+    // Text sits on the first row of the lane, where the outermost spans are.
+    const int rowTop = lane.kind == Lane::Kind::Spans ? lane.top + LaneLayout::kLanePadding : lane.top + 1;
+    const int rowHeight = lane.kind == Lane::Kind::Spans ? LaneLayout::kRowHeight : std::min(lane.height - 2, LaneLayout::kRowHeight);
+
+    if (!lane.badge.isEmpty()) {
+        QFont badgeFont = small;
+        badgeFont.setPixelSize(9);
+        badgeFont.setWeight(QFont::Bold);
+        const QFontMetrics bfm(badgeFont);
+        const int bw = bfm.horizontalAdvance(lane.badge) + 8;
+        const QColor bc = lane.badge == QLatin1String("GPU") ? kGpuBadge : lane.badge == QLatin1String("CPU") ? kCpuBadge : kLogBadge;
+        const QRect badge(x, rowTop + (rowHeight - 13) / 2, bw, 13);
+        m_p.setRenderHint(QPainter::Antialiasing, true);
+        m_p.setPen(Qt::NoPen);
+        m_p.setBrush(bc);
+        m_p.drawRoundedRect(badge, 3, 3);
+        m_p.setRenderHint(QPainter::Antialiasing, false);
+        m_p.setFont(badgeFont);
+        m_p.setPen(Qt::white);
+        m_p.drawText(badge, Qt::AlignCenter, lane.badge);
+        m_p.setFont(small);
+        x += bw + 6;
+    }
+
+    m_p.setPen(lane.kind == Lane::Kind::Summary ? kMuted : kTitle);
+    const QRect titleRect(x, rowTop, g - x - 8, rowHeight);
+    m_p.drawText(titleRect, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(lane.title, Qt::ElideMiddle, titleRect.width()));
+
+    if (lane.kind == Lane::Kind::Memory && plot) {
+        // Legend: one row per curve with its swatch and peak.
+        int y = rowTop + rowHeight;
+        for (const MemoryPlot::Series &s : plot->series()) {
+            const double peak = s.track < m_ctx.counterMax.size() ? m_ctx.counterMax[s.track] : 0;
+            // The swatch is drawn with the curve's own pen, so dashed means dashed in both places.
+            if (s.style == MemoryPlot::Style::Area) {
+                QColor swatch = s.color;
+                swatch.setAlpha(140);
+                m_p.fillRect(QRect(kStripe + 12, y + 5, 14, 6), swatch);
+            } else {
+                m_p.setPen(MemoryPlot::pen(s.style, s.color));
+                m_p.drawLine(QPointF(kStripe + 12, y + 8), QPointF(kStripe + 27, y + 8));
+            }
+            m_p.setPen(kMuted);
+            m_p.drawText(QRect(kStripe + 30, y, g - kStripe - 38, 15), Qt::AlignLeft | Qt::AlignVCenter, s.name);
+            m_p.setPen(kTitle);
+            m_p.drawText(QRect(kStripe + 30, y, g - kStripe - 38, 15), Qt::AlignRight | Qt::AlignVCenter,
+                       tr("peak %1").arg(TimeFormat::bytes(peak)));
+            y += LaneLayout::kLegendRow;
+            if (y + LaneLayout::kLegendRow > lane.top + lane.height)
+                break;
+        }
+    } else if (lane.kind == Lane::Kind::Counter && lane.track < m_ctx.counterMax.size()) {
+        m_p.setPen(kMuted);
+        const Track &t = m_ctx.session->tracks()[lane.track];
+        const QString value = tr("max %1").arg(CounterFormat::value(m_ctx.counterMax[lane.track], CounterFormat::unit(*m_ctx.session, t)));
+        m_p.drawText(QRect(x, rowTop + rowHeight - 2, g - x - 8, 14), Qt::AlignLeft | Qt::AlignVCenter, value);
+    } else if (lane.kind == Lane::Kind::Log) {
+        const std::size_t timed = m_ctx.evidence.logs(rank).size();
+        const std::size_t notable = m_ctx.evidence.notableLogs(rank).size();
+        QString text = QLocale().toString(static_cast<qint64>(timed));
+        if (notable)
+            text += tr(" · %1 ⚠").arg(QLocale().toString(static_cast<qint64>(notable)));
+        m_p.setPen(notable ? LogStyle::color(LogStyle::Mark::Warning).darker(120) : kMuted);
+        m_p.drawText(QRect(x, rowTop, g - x - 8, rowHeight), Qt::AlignRight | Qt::AlignVCenter, text);
+    } else if (lane.kind == Lane::Kind::Spans && lane.height >= 2 * LaneLayout::kRowHeight) {
+        const Track &t = m_ctx.session->tracks()[lane.track];
+        m_p.setPen(kMuted);
+        m_p.drawText(QRect(x, rowTop + rowHeight, g - x - 8, 14), Qt::AlignLeft | Qt::AlignVCenter,
+                   countOf(static_cast<qint64>(t.spans.size()), tr("span"), tr("spans")) + QStringLiteral(" · ")
+                       + countOf(t.levelCount(), tr("level"), tr("levels")));
+    }
+}
+
+} // namespace rs

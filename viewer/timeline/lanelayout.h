@@ -1,0 +1,81 @@
+#pragma once
+// Vertical layout of one rank group: which lanes it has, in which order, and how tall each is.
+// Painting, hit-testing and the memory chart's geometry all read the same layout, so a pixel row
+// always means the same lane.
+
+#include "session.h"
+
+#include <QString>
+
+#include <vector>
+
+namespace rs {
+
+/// One horizontal band of a rank group.
+struct Lane {
+    enum class Kind : std::uint8_t {
+        Header,   ///< rank name, colour, collapse toggle and summary
+        Memory,   ///< allocated/reserved (and nvidia-smi used) curves of the rank's GPU
+        Steps,    ///< ProfilerStep#N bands
+        Spans,    ///< a CPU thread or GPU stream, spans stacked by depth
+        Counter,  ///< any other counter track, drawn as a min/max area
+        Instants, ///< a marker or log track: one tick per instant
+        Log,      ///< the rank's timed log records (Session::logs()), one marker each
+        Summary,  ///< collapsed group: one busy strip of the rank's GPU (or CPU) work
+    };
+    Kind kind = Kind::Spans;  ///< what the lane shows
+    TrackId track = kNoTrack; ///< the track shown (Spans, Counter, Instants), else kNoTrack
+    int top = 0;              ///< y of the first pixel row, in group coordinates
+    int height = 0;           ///< pixel rows, separator included
+    QString title;            ///< gutter text
+    QString badge;            ///< short kind tag drawn before the title ("CPU", "GPU"), may be empty
+};
+
+class LaneLayout
+{
+public:
+    static constexpr int kHeaderHeight = 26;
+    static constexpr int kMemoryHeight = 66;  ///< at least; taller when the legend has more rows
+    static constexpr int kLegendRow = 15;     ///< one memory legend row in the gutter
+    static constexpr int kStepsHeight = 18;
+    static constexpr int kRowHeight = 18;   ///< one depth level of a span lane
+    static constexpr int kLanePadding = 3;  ///< above the first and below the last level
+    static constexpr int kCounterHeight = 34;
+    static constexpr int kInstantsHeight = 18;
+    static constexpr int kLogHeight = 20;
+    static constexpr int kSummaryHeight = 18;
+    static constexpr int kGroupGap = 8;     ///< empty rows after the last lane
+
+    /// Lays out `rank` of `session`; a collapsed group is its header and a summary strip. The log
+    /// lane is added only when `hasTimedLogs` (records without time have nowhere to go on a time axis).
+    void build(const Session &session, const Rank &rank, bool collapsed, bool hasTimedLogs);
+
+    const std::vector<Lane> &lanes() const { return m_lanes; }
+    /// Total height of the group, gap included.
+    int height() const { return m_height; }
+    /// The lane covering row `y`, or nullptr (gap, or outside).
+    const Lane *laneAt(int y) const;
+    /// The first lane showing `track` (its spans when it has both spans and instants), or nullptr
+    /// when the track has none (hidden kind, or collapsed).
+    const Lane *laneForTrack(TrackId track) const;
+    /// The memory lane, or nullptr when the rank has no device memory counters.
+    const Lane *memoryLane() const;
+    /// The log lane, or nullptr when the rank has no timed log records or is collapsed.
+    const Lane *logLane() const;
+    /// Tracks drawn in the memory lane: allocated, reserved and nvidia-smi used of devices >= 0
+    /// (profiler, allocator snapshot and nvidia-smi alike), in the rank's track order.
+    const std::vector<TrackId> &memoryTracks() const { return m_memoryTracks; }
+    /// Tracks whose level 0 makes up the collapsed summary strip (GPU streams, else CPU threads).
+    const std::vector<TrackId> &summaryTracks() const { return m_summaryTracks; }
+
+    /// The name to show for `track`: its own name, else one made from its kind and ids.
+    static QString trackTitle(const Session &session, const Track &track);
+
+private:
+    std::vector<Lane> m_lanes;
+    std::vector<TrackId> m_memoryTracks;
+    std::vector<TrackId> m_summaryTracks;
+    int m_height = 0;
+};
+
+} // namespace rs

@@ -1,0 +1,92 @@
+#pragma once
+// One rank's block of the timeline: a header (name, colour, collapse toggle, summary, OOM and error
+// badges), the memory chart, the step bands, the log lane and one lane per CPU thread, GPU stream
+// and counter, with lane names in a fixed gutter on the left. OOM moments are drawn across all of it. Handles the mouse for its own pixels: hover, click-to-select, drag-to-pan.
+// Wheel and keys are left to TimelineView, which owns navigation.
+
+#include "lanelayout.h"
+#include "timescale.h"
+#include "viewstate.h"
+
+#include <QPoint>
+#include <QStringList>
+#include <QWidget>
+
+namespace rs {
+
+class MemoryPlot;
+struct TimelineContext;
+
+class RankGroupWidget : public QWidget
+{
+    Q_OBJECT
+public:
+    RankGroupWidget(TimelineContext &context, RankId rank, QWidget *parent = nullptr);
+
+    RankId rank() const { return m_rank; }
+    const LaneLayout &layout() const { return m_layout; }
+    /// Re-reads the collapsed state and lays the lanes out again.
+    void relayout();
+    /// The visible range, ticks or clock offsets changed: refresh the chart and repaint.
+    void viewChanged();
+    /// Repaints just where `event` is drawn (hover and selection changes).
+    void updateEvent(const EventRef &event);
+
+    /// View time → x in this widget (the same mapping as the ruler).
+    TimeScale viewScale() const;
+    /// The full-width rectangle of the lane showing `track`; empty when it has none.
+    QRect laneRect(TrackId track) const;
+    /// Where span `index` of `track` is drawn now (unclipped); empty when its lane is not shown.
+    QRectF spanRect(TrackId track, std::uint32_t index) const;
+    /// The event drawn at `pos`: a span (nearest within 3 px), an instant (within 4 px), the
+    /// ProfilerStep span of a step band, a log record (the most severe marker within its radius),
+    /// an OOM line of the memory chart (within 4 px), or nothing.
+    EventRef hitTest(QPoint pos) const;
+    /// The memory chart, or nullptr when the rank has no device memory data or is collapsed.
+    MemoryPlot *memoryPlot() const { return m_plot; }
+
+    QSize sizeHint() const override;
+
+Q_SIGNALS:
+    /// The mouse is at x (widget coordinates, equal to the viewport's); -1 when it left.
+    void cursorMoved(int x);
+    /// A drag moved vertically by `dy` pixels; the view scrolls by as much.
+    void verticalDragged(int dy);
+    /// Double-click on an event or a step: zoom to `range` (view time).
+    void zoomRequested(rs::TimeRange range);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+
+private:
+    const Rank &rankData() const;
+    TimeNs offset() const;
+    void buildChart();
+    void placeChart();
+    QString tooltipAt(QPoint pos, const EventRef &hit) const;
+    EventRef stepSpanAt(TimeNs dataTime) const;
+    EventRef logAt(int x, const TimeScale &dataScale) const;
+    EventRef oomAt(int x, const TimeScale &dataScale) const;
+    std::int64_t deviceCapacity() const;
+
+    TimelineContext &m_ctx;
+    RankId m_rank;
+    LaneLayout m_layout;
+    MemoryPlot *m_plot = nullptr;
+    QString m_summary;
+    QStringList m_alerts; // header badges: OOMs, errors
+    QPoint m_pressPos;
+    TimeRange m_pressRange;
+    int m_lastDragY = 0;
+    bool m_pressed = false;
+    bool m_dragging = false;
+    bool m_swallowRelease = false;
+};
+
+} // namespace rs

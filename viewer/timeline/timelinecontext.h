@@ -1,0 +1,50 @@
+#pragma once
+// What every rank group of one timeline shares: the session, the view state, the colours, the
+// ruler's ticks and the scratch buffers of painting. Owned by TimelineView; groups only borrow it.
+// Everything here is used on the UI thread only.
+
+#include "evidenceindex.h"
+#include "lod.h"
+#include "session.h"
+#include "spanpalette.h"
+#include "timeruler.h"
+
+#include <QPolygonF>
+#include <QString>
+
+#include <vector>
+
+namespace rs {
+
+class ViewState;
+
+struct TimelineContext {
+    SessionPtr session;               ///< the frozen session shown (may be null)
+    ViewState *state = nullptr;       ///< shared view state
+    SpanPalette palette;              ///< span colours, memoised per name
+    const RulerTicks *ticks = nullptr; ///< the ruler's ticks, for the grid
+    int gutterWidth = 232;            ///< pixels left of the time axis (lane names)
+    double memoryMax = 0;             ///< largest device memory value of any rank: one shared scale
+    std::vector<double> counterMax;   ///< per track: largest counter value (0 for non-counters)
+    EvidenceIndex evidence;           ///< timed log records and OOMs per rank, by time
+
+    // Scratch buffers reused by every paint, so panning does not allocate.
+    std::vector<SpanDrawItem> spanItems;
+    std::vector<CounterColumn> columns;
+    QPolygonF polygon;
+
+    /// t = 0 of the ruler.
+    TimeNs origin() const;
+    /// The name of a string id as a QString, converted once per session.
+    const QString &text(StringId id);
+    /// Resets the per-session caches for `s`.
+    void setSession(SessionPtr s);
+    /// What the timeline can show: the session's tracks plus every timed log record and OOM.
+    TimeRange dataRange() const;
+
+private:
+    std::vector<QString> m_text;
+    std::vector<bool> m_textReady;
+};
+
+} // namespace rs

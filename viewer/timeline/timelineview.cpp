@@ -1,0 +1,494 @@
+#include "timelineview.h"
+
+#include "rankgroupwidget.h"
+#include "shortcutsheet.h"
+#include "timelinecontext.h"
+#include "timeruler.h"
+
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QScrollBar>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace rs {
+
+TimelineView::TimelineView(ViewState *state, QWidget *parent)
+    : QScrollArea(parent)
+    , m_state(state)
+    , m_ctx(std::make_unique<TimelineContext>())
+{
+    m_ctx->state = state;
+    setFrameShape(QFrame::NoFrame);
+    setFocusPolicy(Qt::StrongFocus);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    setWidgetResizable(true);
+    setViewportMargins(0, TimeRuler::kHeight, 0, 0);
+    viewport()->setAutoFillBackground(true);
+    QPalette pal = viewport()->palette();
+    pal.setColor(QPalette::Window, Qt::white);
+    viewport()->setPalette(pal);
+
+    m_ruler = new TimeRuler(state, this);
+    m_ruler->setGutterWidth(m_ctx->gutterWidth);
+    m_ctx->ticks = &m_ruler->ticks();
+
+    m_container = new QWidget;
+    m_container->setAutoFillBackground(true);
+    m_container->setPalette(pal);
+    m_groupsLayout = new QVBoxLayout(m_container);
+    m_groupsLayout->setContentsMargins(0, 0, 0, 0);
+    m_groupsLayout->setSpacing(0);
+    // Said once above the groups when nothing read has a clock: an empty axis is otherwise a puzzle.
+    m_untimed = new QLabel(tr("Nothing in these files carries a time stamp, so nothing can be placed on the time axis. "
+                              "Their records are in the Log and Memory Summaries panels."));
+    m_untimed->setWordWrap(true);
+    m_untimed->setContentsMargins(16, 10, 16, 10);
+    m_untimed->setStyleSheet(QStringLiteral("color: #4b5563; background: #f6f7f9; border-bottom: 1px solid #e5e7eb;"));
+    m_untimed->hide();
+    m_groupsLayout->addWidget(m_untimed);
+    m_groupsLayout->addStretch(1);
+    setWidget(m_container);
+
+    m_gestureEnd.setSingleShot(true);
+    m_gestureEnd.setInterval(350);
+    connect(&m_gestureEnd, &QTimer::timeout, m_state, &ViewState::endGesture);
+
+    // The ruler recomputes its ticks on every range, full-range and width change, so following it
+    // refreshes each group exactly once per change, with the grid already up to date.
+    connect(m_ruler, &TimeRuler::ticksChanged, this, [this] {
+        for (RankGroupWidget *g : m_groups)
+            if (g->isVisible())
+                g->viewChanged();
+    });
+    connect(m_state, &ViewState::clockOffsetsChanged, this, [this] {
+        for (RankGroupWidget *g : m_groups)
+            g->viewChanged();
+    });
+    auto repaintEvent = [this](const EventRef &now, const EventRef &before) {
+        for (RankGroupWidget *g : m_groups) {
+            g->updateEvent(before);
+            g->updateEvent(now);
+        }
+    };
+    connect(m_state, &ViewState::selectionChanged, this, [this, repaintEvent](const EventRef &sel) {
+        repaintEvent(sel, m_paintedSelection);
+        m_paintedSelection = sel;
+    });
+    connect(m_state, &ViewState::hoveredChanged, this, [this, repaintEvent](const EventRef &hov) {
+        repaintEvent(hov, m_paintedHover);
+        m_paintedHover = hov;
+    });
+    connect(m_state, &ViewState::rankHiddenChanged, this, [this](RankId rank, bool hidden) {
+        if (RankGroupWidget *g = rankGroup(rank)) {
+            g->setVisible(!hidden);
+            if (!hidden)
+                g->viewChanged();
+        }
+    });
+    connect(m_state, &ViewState::rankCollapsedChanged, this, [this](RankId rank, bool) {
+        if (RankGroupWidget *g = rankGroup(rank))
+            g->relayout();
+    });
+    connect(m_state, &ViewState::selectedRankChanged, this, [this](RankId rank) {
+        for (RankGroupWidget *g : m_groups)
+            g->update();
+        if (rank != kNoRank)
+            ensureRankVisible(rank);
+    });
+}
+
+TimelineView::~TimelineView()
+{
+    // Groups borrow the context; make sure they go first.
+    qDeleteAll(m_groups);
+    m_groups.clear();
+}
+
+SessionPtr TimelineView::session() const
+{
+    return m_ctx->session;
+}
+
+int TimelineView::gutterWidth() const
+{
+    return m_ctx->gutterWidth;
+}
+
+TimeScale TimelineView::viewScale() const
+{
+    const int g = m_ctx->gutterWidth;
+    return {m_state->visibleRange(), static_cast<double>(g), static_cast<double>(std::max(1, viewport()->width() - g))};
+}
+
+void TimelineView::setSession(SessionPtr session)
+{
+    qDeleteAll(m_groups);
+    m_groups.clear();
+    m_paintedSelection = {};
+    m_paintedHover = {};
+    m_ctx->setSession(std::move(session));
+    // Timed log records and OOMs count too: a session of logs alone still has a time axis.
+    const TimeRange covered = m_ctx->dataRange();
+    const TimeRange full = !covered.isEmpty() ? covered : TimeRange{0, 1000000};
+    m_untimed->setVisible(m_ctx->session && covered.isEmpty());
+    m_state->setFullRange(full);
+    rebuildGroups();
+}
+
+void TimelineView::rebuildGroups()
+{
+    if (!m_ctx->session)
+        return;
+    int index = 0;
+    for (const Rank &rank : m_ctx->session->ranks()) {
+        auto *g = new RankGroupWidget(*m_ctx, rank.id, m_container);
+        g->setFocusPolicy(Qt::ClickFocus);
+        g->setFocusProxy(this);
+        connect(g, &RankGroupWidget::cursorMoved, this, &TimelineView::setCursorX);
+        connect(g, &RankGroupWidget::verticalDragged, this,
+                [this](int dy) { verticalScrollBar()->setValue(verticalScrollBar()->value() + dy); });
+        connect(g, &RankGroupWidget::zoomRequested, this, [this](TimeRange r) {
+            const TimeNs pad = std::max<TimeNs>(r.duration() / 10, 500);
+            m_state->setVisibleRange({r.begin - pad, r.end + pad}, ViewState::Change::Jump);
+        });
+        m_groupsLayout->insertWidget(1 + index++, g);
+        g->setVisible(!m_state->isRankHidden(rank.id));
+        m_groups.push_back(g);
+    }
+}
+
+RankGroupWidget *TimelineView::rankGroup(RankId rank) const
+{
+    for (RankGroupWidget *g : m_groups)
+        if (g->rank() == rank)
+            return g;
+    return nullptr;
+}
+
+std::optional<TimeRange> TimelineView::eventRange(const EventRef &event) const
+{
+    const SessionPtr &s = m_ctx->session;
+    if (!s || event.isNone())
+        return std::nullopt;
+    auto at = [this](TimeNs t, RankId rank) -> std::optional<TimeRange> {
+        if (t == kNoTime)
+            return std::nullopt;
+        const TimeNs off = rank >= 0 ? m_state->clockOffset(rank) : 0;
+        return TimeRange{t + off, t + off};
+    };
+    if (event.kind == EventRef::Kind::LogRecord)
+        return event.index < s->logs().records.size() ? at(s->logs().records[event.index].time, s->logs().records[event.index].rank)
+                                                      : std::nullopt;
+    if (event.kind == EventRef::Kind::Oom)
+        return event.index < s->ooms().size() ? at(s->ooms()[event.index].time, s->ooms()[event.index].rank) : std::nullopt;
+    if (event.track >= s->tracks().size())
+        return std::nullopt;
+    const Track &t = s->tracks()[event.track];
+    const TimeNs off = m_state->clockOffset(t.rank);
+    if (event.kind == EventRef::Kind::Span && event.index < t.spans.size())
+        return TimeRange{t.spans[event.index].start + off, t.spans[event.index].end() + off};
+    if (event.kind == EventRef::Kind::Instant && event.index < t.instants.size())
+        return TimeRange{t.instants[event.index].time + off, t.instants[event.index].time + off};
+    return std::nullopt;
+}
+
+void TimelineView::ensureTrackVisible(TrackId track)
+{
+    const SessionPtr &s = m_ctx->session;
+    if (!s || track >= s->tracks().size())
+        return;
+    const RankId rank = s->tracks()[track].rank;
+    m_state->setRankHidden(rank, false);
+    m_state->setRankCollapsed(rank, false);
+    RankGroupWidget *g = rankGroup(rank);
+    if (!g)
+        return;
+    m_container->layout()->activate();
+    const QRect lane = g->laneRect(track);
+    if (lane.isEmpty())
+        return;
+    ensureVisible(0, g->y() + lane.center().y(), 0, std::min(lane.height() / 2 + 24, viewport()->height() / 2));
+}
+
+void TimelineView::ensureRankVisible(RankId rank)
+{
+    RankGroupWidget *g = rankGroup(rank);
+    if (!g)
+        return;
+    m_state->setRankHidden(rank, false);
+    m_container->layout()->activate();
+    verticalScrollBar()->setValue(std::min(g->y(), verticalScrollBar()->maximum()));
+}
+
+void TimelineView::ensureEventVisible(const EventRef &event)
+{
+    const SessionPtr &s = m_ctx->session;
+    if (!s)
+        return;
+    if (event.onTrack()) {
+        ensureTrackVisible(event.track);
+        return;
+    }
+    RankId rank = kNoRank;
+    if (event.kind == EventRef::Kind::LogRecord && event.index < s->logs().records.size())
+        rank = s->logs().records[event.index].rank;
+    else if (event.kind == EventRef::Kind::Oom && event.index < s->ooms().size())
+        rank = s->ooms()[event.index].rank;
+    RankGroupWidget *g = rank >= 0 ? rankGroup(rank) : nullptr;
+    if (!g)
+        return;
+    m_state->setRankHidden(rank, false);
+    m_state->setRankCollapsed(rank, false);
+    m_container->layout()->activate();
+    const Lane *lane = event.kind == EventRef::Kind::LogRecord ? g->layout().logLane() : g->layout().memoryLane();
+    if (!lane)
+        lane = &g->layout().lanes().front();
+    ensureVisible(0, g->y() + lane->top + lane->height / 2, 0, std::min(lane->height / 2 + 24, viewport()->height() / 2));
+}
+
+void TimelineView::placeRuler()
+{
+    const QRect vp = viewport()->geometry();
+    m_ruler->setGeometry(vp.x(), vp.y() - TimeRuler::kHeight, vp.width(), TimeRuler::kHeight);
+}
+
+void TimelineView::resizeEvent(QResizeEvent *event)
+{
+    QScrollArea::resizeEvent(event);
+    placeRuler();
+}
+
+bool TimelineView::viewportEvent(QEvent *event)
+{
+    // The viewport's geometry also changes when the scroll bar appears; keep the ruler aligned.
+    if (event->type() == QEvent::Resize)
+        placeRuler();
+    return QScrollArea::viewportEvent(event);
+}
+
+void TimelineView::setCursorX(int x)
+{
+    m_cursorX = x;
+    m_ruler->setCursorX(x);
+}
+
+TimeNs TimelineView::anchorTime(std::optional<int> x) const
+{
+    const TimeScale sc = viewScale();
+    if (x && *x >= m_ctx->gutterWidth)
+        return sc.toTime(*x);
+    const TimeRange r = m_state->visibleRange();
+    return r.begin + r.duration() / 2;
+}
+
+void TimelineView::zoomAround(double factor, std::optional<int> x)
+{
+    m_state->zoomBy(factor, anchorTime(x), ViewState::Change::Continuous);
+}
+
+void TimelineView::panByFraction(double fraction)
+{
+    const auto delta = static_cast<TimeNs>(std::llround(static_cast<double>(m_state->visibleRange().duration()) * fraction));
+    m_state->panBy(delta, ViewState::Change::Continuous);
+}
+
+void TimelineView::zoomIn()
+{
+    m_state->zoomBy(kZoomStep, anchorTime(std::nullopt), ViewState::Change::Jump);
+}
+
+void TimelineView::zoomOut()
+{
+    m_state->zoomBy(1.0 / kZoomStep, anchorTime(std::nullopt), ViewState::Change::Jump);
+}
+
+void TimelineView::resetZoom()
+{
+    m_state->resetZoom();
+}
+
+void TimelineView::goBack()
+{
+    m_state->goBack();
+}
+
+void TimelineView::goForward()
+{
+    m_state->goForward();
+}
+
+void TimelineView::focusSelection()
+{
+    const auto r = eventRange(m_state->selection());
+    if (!r)
+        return;
+    // Room on both sides so the event's neighbours give context; instants get a fixed 10 µs.
+    const TimeNs pad = r->duration() > 0 ? std::max<TimeNs>(r->duration() / 6, 50) : 5000;
+    m_state->setVisibleRange({r->begin - pad, r->end + pad}, ViewState::Change::Jump);
+    ensureEventVisible(m_state->selection());
+}
+
+void TimelineView::stepSelection(int direction)
+{
+    const EventRef sel = m_state->selection();
+    const SessionPtr &s = m_ctx->session;
+    if (!s || sel.isNone())
+        return;
+    if (sel.kind == EventRef::Kind::LogRecord) {
+        // Through the rank's records in time order, as they sit on its log lane.
+        if (sel.index >= s->logs().records.size())
+            return;
+        const RankId rank = s->logs().records[sel.index].rank;
+        const auto &logs = m_ctx->evidence.logs(rank);
+        const std::ptrdiff_t at = m_ctx->evidence.positionOf(rank, sel.index);
+        const std::ptrdiff_t next = at + direction;
+        if (at < 0 || next < 0 || next >= static_cast<std::ptrdiff_t>(logs.size()))
+            return;
+        moveSelectionTo(EventRef::logRecord(logs[static_cast<std::size_t>(next)].index));
+        return;
+    }
+    if (!sel.onTrack() || sel.track >= s->tracks().size())
+        return;
+    const Track &t = s->tracks()[sel.track];
+    EventRef next = sel;
+    if (sel.kind == EventRef::Kind::Span) {
+        const std::uint16_t depth = t.spans[sel.index].depth;
+        const std::uint32_t lo = t.levelBegin[depth];
+        const std::uint32_t hi = t.levelBegin[depth + 1];
+        const auto i = static_cast<std::int64_t>(sel.index) + direction;
+        if (i < lo || i >= hi)
+            return;
+        next.index = static_cast<std::uint32_t>(i);
+    } else {
+        const auto i = static_cast<std::int64_t>(sel.index) + direction;
+        if (i < 0 || i >= static_cast<std::int64_t>(t.instants.size()))
+            return;
+        next.index = static_cast<std::uint32_t>(i);
+    }
+    moveSelectionTo(next);
+}
+
+void TimelineView::moveSelectionTo(const EventRef &next)
+{
+    m_state->setSelection(next);
+    const auto r = eventRange(next);
+    const TimeRange view = m_state->visibleRange();
+    if (r && !(r->begin >= view.begin && r->end <= view.end)) {
+        // Keep the zoom; bring the event to the middle.
+        const TimeNs mid = r->begin + r->duration() / 2;
+        m_state->setVisibleRange({mid - view.duration() / 2, mid - view.duration() / 2 + view.duration()},
+                                 ViewState::Change::Jump);
+    }
+}
+
+void TimelineView::selectNextEvent()
+{
+    stepSelection(+1);
+}
+
+void TimelineView::selectPreviousEvent()
+{
+    stepSelection(-1);
+}
+
+void TimelineView::expandAll()
+{
+    std::vector<RankId> ranks;
+    for (RankGroupWidget *g : m_groups)
+        ranks.push_back(g->rank());
+    m_state->setRanksCollapsed(ranks, false);
+}
+
+void TimelineView::collapseAll()
+{
+    std::vector<RankId> ranks;
+    for (RankGroupWidget *g : m_groups)
+        ranks.push_back(g->rank());
+    m_state->setRanksCollapsed(ranks, true);
+}
+
+void TimelineView::showShortcutSheet()
+{
+    ShortcutSheet sheet(this);
+    sheet.exec();
+}
+
+void TimelineView::keyPressEvent(QKeyEvent *event)
+{
+    const std::optional<int> mouse = m_cursorX >= 0 ? std::optional<int>(m_cursorX) : std::nullopt;
+    const bool alt = event->modifiers() & Qt::AltModifier;
+    switch (event->key()) {
+    case Qt::Key_W: zoomAround(kZoomStep, mouse); return;
+    case Qt::Key_S: zoomAround(1.0 / kZoomStep, mouse); return;
+    case Qt::Key_A: panByFraction(-kPanStep); return;
+    case Qt::Key_D: panByFraction(kPanStep); return;
+    case Qt::Key_Left:
+        if (alt)
+            m_state->goBack();
+        else
+            panByFraction(-kPanStep);
+        return;
+    case Qt::Key_Right:
+        if (alt)
+            m_state->goForward();
+        else
+            panByFraction(kPanStep);
+        return;
+    case Qt::Key_Backspace: m_state->goBack(); return;
+    case Qt::Key_F: focusSelection(); return;
+    case Qt::Key_Escape: m_state->clearSelection(); return;
+    case Qt::Key_Period: selectNextEvent(); return;
+    case Qt::Key_Comma: selectPreviousEvent(); return;
+    case Qt::Key_Question: showShortcutSheet(); return;
+    default: break;
+    }
+    QScrollArea::keyPressEvent(event);
+}
+
+void TimelineView::keyReleaseEvent(QKeyEvent *event)
+{
+    // Holding a key auto-repeats presses; one held key is one history step.
+    if (!event->isAutoRepeat()) {
+        switch (event->key()) {
+        case Qt::Key_W:
+        case Qt::Key_S:
+        case Qt::Key_A:
+        case Qt::Key_D:
+        case Qt::Key_Left:
+        case Qt::Key_Right:
+            m_state->endGesture();
+            return;
+        default: break;
+        }
+    }
+    QScrollArea::keyReleaseEvent(event);
+}
+
+void TimelineView::wheelEvent(QWheelEvent *event)
+{
+    const QPoint angle = event->angleDelta();
+    const Qt::KeyboardModifiers mods = event->modifiers();
+    const int x = static_cast<int>(event->position().x());
+    if (mods & Qt::ControlModifier) {
+        const double notches = angle.y() / 120.0;
+        if (notches != 0)
+            zoomAround(std::pow(kZoomStep, notches), x);
+    } else if ((mods & Qt::ShiftModifier) || angle.x() != 0) {
+        // Shift+wheel, or a horizontal wheel/touchpad swipe: pan. Some platforms already turn
+        // Shift+wheel into a horizontal delta.
+        const int d = angle.y() != 0 && (mods & Qt::ShiftModifier) ? angle.y() : angle.x();
+        panByFraction(-d / 120.0 * kPanStep);
+    } else {
+        QScrollArea::wheelEvent(event);
+        return;
+    }
+    m_gestureEnd.start();
+    event->accept();
+}
+
+} // namespace rs

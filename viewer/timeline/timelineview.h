@@ -1,0 +1,107 @@
+#pragma once
+// The main timeline: every rank as a group of lanes on one shared time axis, a ruler pinned on top,
+// vertical scrolling of the groups. The selected rank (ViewState::selectedRank) is scrolled to and
+// framed. Owns navigation (keys and wheel per DESIGN.md §5) and applies
+// it to the shared ViewState; the groups paint and hit-test.
+
+#include "session.h"
+#include "timescale.h"
+#include "viewstate.h"
+
+#include <QScrollArea>
+#include <QTimer>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QLabel;
+class QVBoxLayout;
+
+namespace rs {
+
+class RankGroupWidget;
+class TimeRuler;
+struct TimelineContext;
+
+class TimelineView : public QScrollArea
+{
+    Q_OBJECT
+public:
+    /// Zoom factor of one W/S press or one wheel notch.
+    static constexpr double kZoomStep = 0.8;
+    /// Fraction of the window one A/D press or wheel notch pans.
+    static constexpr double kPanStep = 0.15;
+
+    explicit TimelineView(ViewState *state, QWidget *parent = nullptr);
+    ~TimelineView() override;
+
+    /// Shows `session` (null: nothing); resets the full range, history and selection.
+    void setSession(SessionPtr session);
+    SessionPtr session() const;
+    ViewState *viewState() const { return m_state; }
+    TimeRuler *ruler() const { return m_ruler; }
+    /// The group of `rank`, or nullptr when the session has no such rank.
+    RankGroupWidget *rankGroup(RankId rank) const;
+    const std::vector<RankGroupWidget *> &rankGroups() const { return m_groups; }
+    /// Width of the lane-name gutter; the time axis starts right of it.
+    int gutterWidth() const;
+    /// View time → x, in viewport (and group) coordinates.
+    TimeScale viewScale() const;
+    /// The view-time extent of `event` (its rank's clock offset applied); nullopt for none.
+    std::optional<TimeRange> eventRange(const EventRef &event) const;
+    /// Scrolls vertically so the lane of `track` is in view (expanding its rank if collapsed).
+    void ensureTrackVisible(TrackId track);
+    /// Scrolls vertically so `event` is in view: its lane, a log record's log lane, an OOM's memory
+    /// chart (expanding the rank if collapsed).
+    void ensureEventVisible(const EventRef &event);
+    /// Scrolls so the group of `rank` starts at the top of the view (showing it if hidden).
+    void ensureRankVisible(RankId rank);
+
+public Q_SLOTS:
+    void zoomIn();
+    void zoomOut();
+    void resetZoom();
+    void goBack();
+    void goForward();
+    /// Zooms to the selected event with some margin (F).
+    void focusSelection();
+    /// Selects the next / previous event on the selected event's level ('.' / ',').
+    void selectNextEvent();
+    void selectPreviousEvent();
+    void expandAll();
+    void collapseAll();
+    /// Opens the shortcut sheet ('?').
+    void showShortcutSheet();
+
+protected:
+    void keyPressEvent(QKeyEvent *event) override;
+    void keyReleaseEvent(QKeyEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    bool viewportEvent(QEvent *event) override;
+
+private:
+    void rebuildGroups();
+    void placeRuler();
+    void zoomAround(double factor, std::optional<int> x);
+    void panByFraction(double fraction);
+    void stepSelection(int direction);
+    void moveSelectionTo(const EventRef &next);
+    void setCursorX(int x);
+    TimeNs anchorTime(std::optional<int> x) const;
+
+    ViewState *m_state;
+    std::unique_ptr<TimelineContext> m_ctx;
+    TimeRuler *m_ruler;
+    QWidget *m_container;
+    QVBoxLayout *m_groupsLayout;
+    QLabel *m_untimed; // shown when no data has a time
+    std::vector<RankGroupWidget *> m_groups;
+    QTimer m_gestureEnd; // ends a wheel gesture once the wheel rests
+    int m_cursorX = -1;
+    EventRef m_paintedSelection; // what is outlined now, to repaint it when it changes
+    EventRef m_paintedHover;
+};
+
+} // namespace rs

@@ -1,0 +1,147 @@
+#pragma once
+// The one piece of view state every view observes: which time window is shown, what is selected
+// and hovered, which ranks are hidden or collapsed, and where "back" goes. Views never talk to each
+// other directly; they change this object and react to its signals, so the timeline, the memory
+// charts and the details panel cannot drift apart.
+
+#include "types.h"
+
+#include <QHash>
+#include <QMetaType>
+#include <QObject>
+#include <QSet>
+
+#include <cstdint>
+#include <vector>
+
+namespace rs {
+
+/// A reference to one event of the session: nothing, a span or an instant of a track, a log record
+/// or a CUDA out-of-memory message. Log records and OOMs belong to no track: their `track` is kNoTrack.
+struct EventRef {
+    enum class Kind : std::uint8_t {
+        None,      ///< nothing
+        Span,      ///< Track::spans[index] of `track`
+        Instant,   ///< Track::instants[index] of `track`
+        LogRecord, ///< Session::logs().records[index]
+        Oom,       ///< Session::ooms()[index]
+    };
+    Kind kind = Kind::None;    ///< what `index` points into
+    TrackId track = kNoTrack;  ///< the track holding the event (Span, Instant), else kNoTrack
+    std::uint32_t index = 0;   ///< index into the vector `kind` names
+
+    static EventRef span(TrackId track, std::uint32_t index) { return {Kind::Span, track, index}; }
+    static EventRef instant(TrackId track, std::uint32_t index) { return {Kind::Instant, track, index}; }
+    static EventRef logRecord(std::uint32_t index) { return {Kind::LogRecord, kNoTrack, index}; }
+    static EventRef oom(std::uint32_t index) { return {Kind::Oom, kNoTrack, index}; }
+    bool isNone() const { return kind == Kind::None; }
+    /// True for the kinds that live on a track (Span, Instant).
+    bool onTrack() const { return kind == Kind::Span || kind == Kind::Instant; }
+    friend bool operator==(const EventRef &, const EventRef &) = default;
+};
+
+class ViewState : public QObject
+{
+    Q_OBJECT
+public:
+    /// How a change of the visible range enters the zoom history.
+    enum class Change {
+        Jump,       ///< a discrete move (focus, reset, history): the old range is one "back" step
+        Continuous, ///< part of a gesture (wheel, keys, drag): one history step per gesture
+    };
+
+    /// Narrowest visible window; below this the ruler runs out of meaningful ticks.
+    static constexpr TimeNs kMinVisibleNs = 10;
+    /// History entries kept in each direction.
+    static constexpr int kHistoryLimit = 100;
+
+    explicit ViewState(QObject *parent = nullptr);
+
+    /// The whole session's time span; the visible range never leaves it. t = 0 of the ruler.
+    TimeRange fullRange() const { return m_full; }
+    /// Sets the full range, shows all of it and forgets history, selection (event and rank) and hover.
+    void setFullRange(TimeRange range);
+
+    /// The time window the views show.
+    TimeRange visibleRange() const { return m_visible; }
+    /// Shows `range`, clamped into the full range and widened to kMinVisibleNs at least.
+    void setVisibleRange(TimeRange range, Change change = Change::Jump);
+    /// Scales the visible duration by `factor` (< 1 zooms in) keeping `anchor` at the same place.
+    void zoomBy(double factor, TimeNs anchor, Change change = Change::Continuous);
+    /// Moves the visible window by `delta` ns (positive: later), stopping at the full range's edges.
+    void panBy(TimeNs delta, Change change = Change::Continuous);
+    /// Shows the full range (a Jump).
+    void resetZoom();
+    /// Ends the current continuous gesture, so the next continuous change opens a new history step.
+    void endGesture() { m_inGesture = false; }
+
+    bool canGoBack() const { return !m_back.empty(); }
+    bool canGoForward() const { return !m_forward.empty(); }
+    /// Returns to the range before the last Jump or gesture; false when there is none.
+    bool goBack();
+    /// Undoes goBack(); false when there is nothing to redo.
+    bool goForward();
+
+    /// The selected event (kind None when nothing is selected).
+    EventRef selection() const { return m_selection; }
+    void setSelection(EventRef selection);
+    void clearSelection() { setSelection({}); }
+    /// The event under the mouse (kind None when none).
+    EventRef hovered() const { return m_hovered; }
+    void setHovered(EventRef hovered);
+
+    /// The rank the user picked as "the one to look at" (a memory summary column, a log row), or
+    /// kNoRank. The timeline scrolls to and highlights its group; the log panel filters on it.
+    RankId selectedRank() const { return m_selectedRank; }
+    void setSelectedRank(RankId rank);
+    void clearSelectedRank() { setSelectedRank(kNoRank); }
+
+    /// Ranks the user has hidden from every view.
+    const QSet<RankId> &hiddenRanks() const { return m_hidden; }
+    bool isRankHidden(RankId rank) const { return m_hidden.contains(rank); }
+    void setRankHidden(RankId rank, bool hidden);
+    /// Ranks whose timeline group is folded into a one-line summary.
+    const QSet<RankId> &collapsedRanks() const { return m_collapsed; }
+    bool isRankCollapsed(RankId rank) const { return m_collapsed.contains(rank); }
+    void setRankCollapsed(RankId rank, bool collapsed);
+    /// Collapses or expands each of `ranks`, signalling only the ones that change.
+    void setRanksCollapsed(const std::vector<RankId> &ranks, bool collapsed);
+
+    /// Offset added to every time of `rank` when it is shown (clock alignment); 0 by default.
+    TimeNs clockOffset(RankId rank) const { return m_offsets.value(rank, 0); }
+    void setClockOffsets(const QHash<RankId, TimeNs> &offsets);
+
+Q_SIGNALS:
+    void fullRangeChanged(rs::TimeRange range);
+    void visibleRangeChanged(rs::TimeRange range);
+    void historyChanged(bool canGoBack, bool canGoForward);
+    void selectionChanged(rs::EventRef selection);
+    void hoveredChanged(rs::EventRef hovered);
+    /// `rank` is kNoRank when the selection was cleared.
+    void selectedRankChanged(rs::RankId rank);
+    void rankHiddenChanged(rs::RankId rank, bool hidden);
+    void rankCollapsedChanged(rs::RankId rank, bool collapsed);
+    void clockOffsetsChanged();
+
+private:
+    TimeRange clamped(TimeRange range) const;
+    void pushHistory(std::vector<TimeRange> &stack, TimeRange range);
+    void applyVisible(TimeRange range);
+
+    TimeRange m_full{0, kMinVisibleNs};
+    TimeRange m_visible{0, kMinVisibleNs};
+    std::vector<TimeRange> m_back;
+    std::vector<TimeRange> m_forward;
+    bool m_inGesture = false;
+    EventRef m_selection;
+    EventRef m_hovered;
+    RankId m_selectedRank = kNoRank;
+    QSet<RankId> m_hidden;
+    QSet<RankId> m_collapsed;
+    QHash<RankId, TimeNs> m_offsets;
+};
+
+} // namespace rs
+
+Q_DECLARE_METATYPE(rs::TimeRange)
+Q_DECLARE_METATYPE(rs::EventRef)
