@@ -3,12 +3,13 @@
 #include "logline.h"
 #include "logparser.h"
 #include "text/linereader.h"
+#include "text/textsniff.h"
 
 namespace rs {
 
 int LogImporter::sniff(std::string_view head, std::string_view) const
 {
-    if (head.find('\0') != std::string_view::npos)
+    if (head.find('\0') != std::string_view::npos || looksLikeMarkdown(head))
         return 0;
     int nccl = 0, prefixed = 0, pytorch = 0, lines = 0;
     std::size_t from = 0;
@@ -33,7 +34,8 @@ int LogImporter::sniff(std::string_view head, std::string_view) const
                  || line.rfind("ERROR:torch.distributed", 0) == 0 || line.rfind("WARNING:torch.distributed", 0) == 0)
             ++pytorch;
     }
-    const bool job = prefixed >= 2 || pytorch > 0;
+    // Launcher prefixes must be common, not a few quoted lines in prose.
+    const bool job = (prefixed >= 2 && prefixed * 10 >= lines) || pytorch > 0;
     if (m_kind == Kind::JobLog)
         return job ? 86 : 0;
     return !job && nccl > 0 ? 82 : 0;

@@ -54,7 +54,7 @@ bool isRule(std::string_view s, char c)
 std::uint16_t contentFlags(std::string_view text)
 {
     std::uint16_t f = 0;
-    if (contains(text, "CUDA out of memory") || contains(text, "CUDA error: out of memory")
+    if (contains(text, "CUDA out of memory. Tried to allocate") || contains(text, "CUDA error: out of memory")
         || (contains(text, "Cuda failure") && contains(text, "out of memory")))
         f |= LogFlagOom;
     if (contains(text, "Watchdog caught collective operation timeout"))
@@ -366,11 +366,10 @@ void LogParser::summaryLine(std::string_view text, std::int64_t lineNo)
         return;
     }
     if (t.size() >= 4 && t.front() == '[' && t.substr(t.size() - 2) == "]:") {
+        // "[i]:" numbers the entry; the "rank" key below names the rank.
         ChildFailure f;
-        f.rank = static_cast<RankId>(toInt(std::string(t.substr(1, t.size() - 3))));
         f.rootCause = m_rootCause;
         f.line = lineNo;
-        remember(f.rank);
         failures.push_back(std::move(f));
         m_failure = static_cast<std::int64_t>(failures.size() - 1);
         return;
@@ -387,6 +386,8 @@ void LogParser::summaryLine(std::string_view text, std::int64_t lineNo)
     } else if (key == "host") {
         f.host = value;
     } else if (key == "rank") {
+        f.rank = static_cast<RankId>(toInt(value.substr(0, value.find(' '))));
+        remember(f.rank);
         static const std::regex kLocal(R"(local_rank: (\d+))");
         if (std::regex_search(value, m, kLocal))
             f.localRank = static_cast<std::int32_t>(toInt(m[1].str()));

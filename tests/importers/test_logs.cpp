@@ -307,7 +307,7 @@ void TestLogs::childFailedSummary()
     const std::string eq(60, '='), dash(60, '-');
     const SourceBuilder b = importText(
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n" + eq + "\ntrain.py FAILED\n" + dash
-        + "\nFailures:\n[1]:\n  time      : 2023-09-04_10:10:24\n  host      : node2\n  rank      : 1 (local_rank: 1)\n"
+        + "\nFailures:\n[1]:\n  time      : 2023-09-04_10:10:24\n  host      : node2\n  rank      : 3 (local_rank: 1)\n"
           "  exitcode  : -9 (pid: 3669031)\n  error_file: <N/A>\n  traceback : Signal 9 (SIGKILL) received by PID 3669031\n"
         + dash + "\nRoot Cause (first observed failure):\n[0]:\n  time      : 2023-09-04_10:10:23\n  host      : node1\n"
           "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 3669030)\n  error_file: <N/A>\n"
@@ -317,7 +317,7 @@ void TestLogs::childFailedSummary()
     QVERIFY(b.source().diagnostics.empty());
     const auto &f = b.logs().failures;
     QCOMPARE(f.size(), std::size_t(2));
-    QCOMPARE(f[0].rank, 1);
+    QCOMPARE(f[0].rank, 3); // "[1]:" numbers the entry; the rank is on the "rank" line
     QCOMPARE(f[0].exitCode, -9);
     QCOMPARE(f[0].signal, std::string("SIGKILL"));
     QCOMPARE(f[0].host, std::string("node2"));
