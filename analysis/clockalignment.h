@@ -5,11 +5,19 @@
 // reference rank; ProfilerStep ends are a weaker anchor used only when collectives are missing and
 // the clocks clearly disagree (or a rank has no clock at all).
 //
-// Matching is robust to traces that cover different windows: the k-th collective of one rank is
-// tried against the (k+s)-th of the other for shifts s in a window, only pairs whose signature
-// (op, process group, element count) agree count, and the shift with the most pairs that agree on
-// one offset (within 1 ms) wins. The offset is the median of those pairs; the residual is their
-// median absolute error.
+// Matching collectives: when both ranks carry c10d sequence numbers, the pairs are exact (same
+// process group, op and Seq). Otherwise the k-th collective of one rank is tried against the
+// (k+s)-th of the other for shifts s in a window (traces may cover different windows), only pairs
+// whose signature (op, process group, element count) agree count, and each shift's offset is the
+// median of the pairs that agree within 1 ms. The shift with the most such pairs wins; when
+// collectives repeat with one signature (periodic), several shifts agree almost as well and the
+// one closest to a prior wins: the step-end offset when both ranks recorded steps, else the wall
+// clock when both have one. The residual is the median absolute error of the pairs.
+//
+// A rank that shares no collectives with the reference (another process group) is matched to any
+// rank already aligned, and the offsets compose. Between two ranks that both carry wall clocks, an
+// estimate of more than an hour is not clock skew but unrelated traces (another run, another job
+// whose step numbers happen to coincide): the wall clock is kept.
 
 #include "analysisresult.h"
 #include "session.h"
@@ -28,6 +36,10 @@ public:
     static constexpr TimeNs kInlierToleranceNs = 1'000'000;
     /// Step-end differences below this keep the wall clock: steps do not end together exactly.
     static constexpr TimeNs kStepTrustNs = 50'000'000;
+    /// Largest believable disagreement between two wall clocks of one job.
+    static constexpr TimeNs kMaxClockSkewNs = 3'600'000'000'000;
+    /// How far (in collectives) the shift search looks when sequence numbers are missing.
+    static constexpr int kMaxShift = 256;
 };
 
 } // namespace rs

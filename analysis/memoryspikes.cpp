@@ -1,6 +1,9 @@
 #include "memoryspikes.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
+#include <string_view>
 
 namespace rs {
 
@@ -14,39 +17,78 @@ TimeNs offsetIn(const std::vector<RankAlignment> &alignment, RankId rank)
     return 0;
 }
 
-// What ran during a rise: the CPU op that overlaps the rise the most (the phase, e.g. the forward
-// pass), and the innermost op at its peak. The profiler's own "Trace" spans and steps are skipped.
-std::string causeFromSpans(const Session &session, const Rank &rank, TimeNs from, TimeNs peak)
+// Generic tensor factories say that memory was taken, not what for: attribution names the op
+// that called them.
+bool allocationPrimitive(std::string_view name)
 {
-    const Span *phase = nullptr;
-    TimeNs phaseOverlap = -1;
-    const Span *inner = nullptr;
+    static constexpr std::string_view kNames[] = {
+        "aten::empty", "aten::empty_strided", "aten::empty_like", "aten::new_empty", "aten::new_empty_strided",
+        "aten::zeros", "aten::zeros_like", "aten::new_zeros", "aten::ones", "aten::ones_like", "aten::full",
+        "aten::full_like", "aten::resize_", "aten::fill_", "aten::zero_"};
+    return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
+// What ran during a rise, weighted by the bytes each op allocated. Every upward sample of the
+// counter is charged to the op that was running on the rank's host threads at that instant: on
+// each thread the chain of spans containing the sample, and among threads the one whose innermost
+// span started last (the others are blocked in a call that started earlier, like the Python thread
+// waiting in backward() while the autograd thread allocates). The charge goes to the chain's
+// outermost span (the phase: DistributedDataParallel.forward, an optimizer step) and its innermost
+// non-factory op. The phase with the most bytes wins, with its costliest op: "phase › op". The
+// profiler's own "Trace" span and the steps are skipped (they contain everything).
+std::string causeFromSpans(const Session &session, const Rank &rank, const CounterSeries &series, std::size_t from,
+                           std::size_t to)
+{
     const StringId traceCat = session.strings().find("Trace");
-    for (TrackId id : rank.tracks) {
-        const Track &t = session.tracks()[id];
-        if (t.kind != TrackKind::CpuThread)
+    std::vector<const Track *> threads;
+    for (TrackId id : rank.tracks)
+        if (session.tracks()[id].kind == TrackKind::CpuThread && !session.tracks()[id].spans.empty())
+            threads.push_back(&session.tracks()[id]);
+    std::map<StringId, double> phaseBytes;
+    std::map<std::pair<StringId, StringId>, double> opBytes;
+    std::vector<const Span *> chain, best;
+    for (std::size_t i = from + 1; i <= to && i < series.size(); ++i) {
+        const double inc = series.values[i] - series.values[i - 1];
+        if (inc <= 0)
             continue;
-        for (std::uint16_t d = 0; d < t.levelCount(); ++d) {
-            const auto [lo, hi] = t.levelRange(d, from, peak + 1);
-            for (auto i = lo; i < hi; ++i) {
-                const Span &s = t.spans[i];
-                if ((s.flags & SpanFlagStep) || s.category == traceCat)
-                    continue;
-                const TimeNs overlap = std::min(s.end(), peak) - std::max(s.start, from);
-                if (overlap > phaseOverlap || (overlap == phaseOverlap && phase && s.depth < phase->depth)) {
-                    phase = &s;
-                    phaseOverlap = overlap;
+        const TimeNs t = series.times[i];
+        best.clear();
+        for (const Track *track : threads) {
+            chain.clear();
+            for (std::uint16_t d = 0; d < track->levelCount(); ++d) {
+                const auto [lo, hi] = track->levelRange(d, t, t + 1);
+                for (auto k = lo; k < hi; ++k) {
+                    const Span &sp = track->spans[k];
+                    if (sp.start <= t && t < std::max(sp.end(), sp.start + 1) && !(sp.flags & SpanFlagStep)
+                        && sp.category != traceCat)
+                        chain.push_back(&sp);
                 }
-                if (s.start <= peak && peak < s.end() && (!inner || s.depth > inner->depth))
-                    inner = &s;
             }
+            if (!chain.empty() && (best.empty() || chain.back()->start > best.back()->start))
+                best = chain;
         }
+        if (best.empty())
+            continue;
+        std::size_t leaf = best.size() - 1;
+        while (leaf > 0 && allocationPrimitive(session.str(best[leaf]->name)))
+            --leaf;
+        phaseBytes[best.front()->name] += inc;
+        opBytes[{best.front()->name, best[leaf]->name}] += inc;
     }
-    if (!phase)
+    if (phaseBytes.empty())
         return {};
-    std::string out(session.str(phase->name));
-    if (inner && inner != phase)
-        out += " \u203a " + std::string(session.str(inner->name));
+    const auto phase = std::max_element(phaseBytes.begin(), phaseBytes.end(),
+                                        [](const auto &a, const auto &b) { return a.second < b.second; })->first;
+    StringId op = phase;
+    double opMax = -1;
+    for (const auto &[key, bytes] : opBytes)
+        if (key.first == phase && bytes > opMax) {
+            op = key.second;
+            opMax = bytes;
+        }
+    std::string out(session.str(phase));
+    if (op != phase)
+        out += " \u203a " + std::string(session.str(op));
     return out;
 }
 
@@ -68,9 +110,15 @@ std::string causeFromSnapshot(const Session &session, RankId rank, TimeNs t0, Ti
     if (!largest)
         return {};
     const auto &stack = session.allocator().stacks[std::size_t(largest->stack)];
+    auto where = [](const StackFrame &f) { return f.name + " (" + f.filename + ":" + std::to_string(f.line) + ")"; };
+    // The user's own Python code first: stacks recorded with context="all" interleave the
+    // interpreter's C frames (methodobject.c: cfunction_call), which name no cause.
+    for (const StackFrame &f : stack)
+        if (!libraryFrame(f) && f.filename.size() > 3 && f.filename.compare(f.filename.size() - 3, 3, ".py") == 0)
+            return where(f);
     for (const StackFrame &f : stack)
         if (!libraryFrame(f))
-            return f.name + " (" + f.filename + ":" + std::to_string(f.line) + ")";
+            return where(f);
     return stack.empty() ? std::string() : stack.front().name;
 }
 
@@ -132,7 +180,7 @@ std::vector<Spike> MemorySpikes::find(const Session &session, const std::vector<
                     continue;
                 s.attributedTo = causeFromSnapshot(session, rank.id, t.counter.times[r.from], peakRaw);
                 if (s.attributedTo.empty())
-                    s.attributedTo = causeFromSpans(session, rank, t.counter.times[r.from], peakRaw);
+                    s.attributedTo = causeFromSpans(session, rank, t.counter, r.from, r.to);
                 s.source = session.sources()[t.source].path;
                 mine.push_back(std::move(s));
                 if (mine.size() >= maxPerRank)

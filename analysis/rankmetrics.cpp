@@ -86,41 +86,48 @@ std::map<RankId, RankMetricsBuilder::Lateness> RankMetricsBuilder::collectiveLat
     std::sort(all.begin(), all.end(), [](const C &a, const C &b) { return a.end < b.end; });
     std::map<RankId, std::vector<TimeNs>> late;
     std::map<RankId, Lateness> result;
-    std::size_t i = 0;
-    // Members of one collective end together on the aligned axis and share a signature.
-    while (i < all.size()) {
-        std::size_t j = i + 1;
-        std::vector<RankId> seen{all[i].rank};
-        while (j < all.size() && all[j].end - all[i].end <= ClockAlignment::kInlierToleranceNs
-               && all[j].c->op == all[i].c->op && all[j].c->inNelems == all[i].c->inNelems
-               && std::find(seen.begin(), seen.end(), all[j].rank) == seen.end()) {
-            seen.push_back(all[j].rank);
-            ++j;
+    // Members of one collective end together on the aligned axis and share a signature (op, size
+    // and process group: a tensor-parallel and a data-parallel allreduce may end together, and
+    // another group's collective may end between two members of this one).
+    std::vector<bool> used(all.size(), false);
+    std::vector<std::size_t> members;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        if (used[i])
+            continue;
+        members.assign(1, i);
+        for (std::size_t j = i + 1; j < all.size() && all[j].end - all[i].end <= ClockAlignment::kInlierToleranceNs; ++j) {
+            if (used[j] || all[j].c->op != all[i].c->op || all[j].c->inNelems != all[i].c->inNelems
+                || all[j].c->processGroup != all[i].c->processGroup)
+                continue;
+            if (std::none_of(members.begin(), members.end(), [&](std::size_t k) { return all[k].rank == all[j].rank; }))
+                members.push_back(j);
         }
-        if (j - i >= 2) {
-            TimeNs earliest = all[i].start;
-            for (std::size_t k = i; k < j; ++k)
-                earliest = std::min(earliest, all[k].start);
-            std::size_t latest = i;
-            TimeNs second = earliest;
-            for (std::size_t k = i; k < j; ++k) {
-                const TimeNs d = all[k].start - earliest;
-                late[all[k].rank].push_back(d);
-                Lateness &l = result[all[k].rank];
-                if (d > l.max) {
-                    l.max = d;
-                    l.maxAt = earliest;
-                }
-                if (all[k].start > all[latest].start)
-                    latest = k;
+        for (std::size_t k : members)
+            used[k] = true;
+        if (members.size() < 2)
+            continue;
+        TimeNs earliest = all[i].start;
+        for (std::size_t k : members)
+            earliest = std::min(earliest, all[k].start);
+        std::size_t latest = i;
+        for (std::size_t k : members) {
+            const TimeNs d = all[k].start - earliest;
+            late[all[k].rank].push_back(d);
+            Lateness &l = result[all[k].rank];
+            if (d > l.max) {
+                l.max = d;
+                l.maxAt = earliest;
             }
-            for (std::size_t k = i; k < j; ++k)
-                if (k != latest)
-                    second = std::max(second, all[k].start);
-            if (all[latest].start - second >= 1'000'000)
-                ++result[all[latest].rank].lastArrivals;
+            if (all[k].start > all[latest].start)
+                latest = k;
         }
-        i = j;
+        // Last by a margin that matters (1 ms), not by kernel-launch jitter.
+        TimeNs second = earliest;
+        for (std::size_t k : members)
+            if (k != latest)
+                second = std::max(second, all[k].start);
+        if (all[latest].start - second >= 1'000'000)
+            ++result[all[latest].rank].lastArrivals;
     }
     for (auto &[rank, v] : late)
         result[rank].median = medianOf(v);
@@ -270,9 +277,12 @@ std::vector<RankMetrics> RankMetricsBuilder::build(const Session &session, const
                         ++m.oomCount;
                     }
         for (const MemorySummary &s : session.memorySummaries())
-            if (s.rank == rank.id)
+            if (s.rank == rank.id) {
                 if (const MemorySummaryRow *r = s.row("Non-releasable memory"); r && r->current >= 0)
                     m.nonReleasableBytes = r->current;
+                if (s.ooms > 0) // the allocator's own count, even when no message was kept
+                    m.oom = true;
+            }
         out.push_back(std::move(m));
     }
     return out;

@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QFileInfo>
 
+#include <cmath>
 #include <filesystem>
 
 namespace rs {
@@ -383,11 +384,13 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                               {"attributed_to", s.attributedTo},
                               {"source", s.source}});
         nlohmann::json divergent = nlohmann::json::array();
+        // Every divergence metric counts bytes, nanoseconds or items: integers, as the contract says
+        // (a median of an even number of ranks rounds to the nearest one).
         for (const Divergence &d : r.divergent)
             divergent.push_back({{"rank", d.rank},
                                  {"metric", d.metric},
-                                 {"value", d.value},
-                                 {"median", d.median},
+                                 {"value", std::llround(d.value)},
+                                 {"median", std::llround(d.median)},
                                  {"score", d.score},
                                  {"reason", d.reason}});
         nlohmann::json findings = nlohmann::json::array();

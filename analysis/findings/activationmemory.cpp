@@ -1,6 +1,11 @@
 // activation-memory: activations dominate the peak. The largest rise of allocated memory on a
 // rank under memory pressure happens inside a forward pass and makes up a large part of the peak:
 // memory climbs through forward (activations kept for backward) and falls in backward.
+//
+// "Inside a forward pass": the spike is attributed to a forward (DDP's forward, a module's
+// forward), or, in traces without such a span (no DDP, no with_stack/with_modules: the rise is
+// charged to plain aten ops), it is not a backward or optimizer op and autograd's backward ops
+// run right after its peak.
 
 #include "rules.h"
 
@@ -11,11 +16,44 @@ namespace rs::rules {
 
 namespace {
 
-bool mentionsForward(std::string_view s)
+std::string lowered(std::string_view s)
 {
     std::string lower(s);
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return lower.find("forward") != std::string::npos;
+    return lower;
+}
+
+// Autograd's backward ops ("MmBackward0", "autograd::engine::evaluate_function: ...Backward0")
+// start on the rank's host threads within `window` after the peak.
+bool backwardFollows(const RuleContext &ctx, const Spike &s, TimeNs window)
+{
+    const Rank *r = ctx.session.rank(s.rank);
+    if (!r)
+        return false;
+    const TimeNs offset = ctx.aligned(s.rank, 0);
+    const TimeNs from = s.timeNs + s.durationNs - offset; // the peak, on the rank's clock
+    for (TrackId id : r->tracks) {
+        const Track &t = ctx.session.tracks()[id];
+        if (t.kind != TrackKind::CpuThread)
+            continue;
+        for (std::uint16_t d = 0; d < t.levelCount(); ++d) {
+            const auto [lo, hi] = t.levelRange(d, from, from + window);
+            for (auto i = lo; i < hi; ++i)
+                if (t.spans[i].start >= from && ctx.session.str(t.spans[i].name).find("Backward") != std::string_view::npos)
+                    return true;
+        }
+    }
+    return false;
+}
+
+bool forwardRise(const RuleContext &ctx, const Spike &s)
+{
+    const std::string what = lowered(s.attributedTo);
+    if (what.find("forward") != std::string::npos)
+        return true;
+    if (what.empty() || what.find("backward") != std::string::npos || what.find("optimizer") != std::string::npos)
+        return false;
+    return backwardFollows(ctx, s, std::max<TimeNs>(s.durationNs, 1'000'000));
 }
 
 class ActivationMemoryRule final : public FindingRule
@@ -37,7 +75,7 @@ public:
             for (const Spike &s : ctx.spikes)
                 if (s.rank == m.rank && (!top || s.bytes > top->bytes))
                     top = &s;
-            if (!top || !mentionsForward(top->attributedTo) || top->bytes * 10 < *m.peakAllocatedBytes * 3)
+            if (!top || !forwardRise(ctx, *top) || top->bytes * 10 < *m.peakAllocatedBytes * 3)
                 continue;
             Finding f;
             f.ranks = {m.rank};

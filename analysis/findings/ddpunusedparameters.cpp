@@ -5,11 +5,19 @@
 #include "rules.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 namespace rs::rules {
 
 namespace {
+
+bool mentionsUnusedParameters(const std::string &text)
+{
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return lower.find("unused parameter") != std::string::npos;
+}
 
 class DdpUnusedParametersRule final : public FindingRule
 {
@@ -25,6 +33,10 @@ public:
             const bool error = r.text.find("Expected to have finished reduction") != std::string::npos
                 || r.text.find("did not receive grad") != std::string::npos;
             const bool wasted = r.text.find("did not find any unused parameters") != std::string::npos;
+            // The option's name alone is no evidence: HF Trainer prints its arguments at start
+            // ("ddp_find_unused_parameters=None,"), and scripts echo their configs.
+            if (!error && !wasted && !mentionsUnusedParameters(r.text))
+                continue;
             const int kind = error ? 0 : wasted ? 1 : 2;
             Finding &f = byKind[kind];
             if (f.evidence.empty()) {

@@ -2,9 +2,15 @@
 // run different drivers. Versions come from Kineto metadata (cuda_driver_version,
 // cuda_runtime_version: 12040 = 12.4) and NCCL logs ("cudaDriverVersion 12020",
 // "NCCL version 2.21.5+cuda12.4").
+//
+// Severity follows CUDA's compatibility rules: since CUDA 11, software built for 12.x runs on any
+// 12.y driver (minor version compatibility; only PTX JIT of newer code fails), so a newer minor
+// version is low; a newer major version ("driver version is insufficient for CUDA runtime
+// version") is high. Different drivers on different hosts usually work: low.
 
 #include "rules.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <regex>
@@ -19,6 +25,13 @@ struct Versions {
     int runtime = 0;  // CUDA version the software was built for
     std::string driverWhere, runtimeWhere;
 };
+
+// Metadata values are raw JSON text: 12040 or "12040".
+int number(std::string v)
+{
+    v.erase(std::remove(v.begin(), v.end(), '"'), v.end());
+    return std::atoi(v.c_str());
+}
 
 std::string dotted(int v)
 {
@@ -39,12 +52,12 @@ public:
             std::string nccl = s.metadataValue("nccl_version");
             for (RankId r : s.ranks) {
                 Versions &v = byRank[r];
-                if (!drv.empty() && std::atoi(drv.c_str()) > 0) {
-                    v.driver = std::atoi(drv.c_str());
+                if (number(drv) > 0) {
+                    v.driver = number(drv);
                     v.driverWhere = s.path + ": cuda_driver_version " + drv;
                 }
-                if (!rt.empty() && std::atoi(rt.c_str()) > 0) {
-                    v.runtime = std::atoi(rt.c_str());
+                if (number(rt) > 0) {
+                    v.runtime = number(rt);
                     v.runtimeWhere = s.path + ": cuda_runtime_version " + rt;
                 }
                 static const std::regex kCuda(R"(\+cuda(\d+)\.(\d+))");
@@ -66,30 +79,40 @@ public:
                 v.driverWhere = ctx.evidence(r).text;
             }
         }
-        Finding tooOld;
+        Finding major, minor;
         std::set<int> drivers;
         for (const auto &[rank, v] : byRank) {
             if (v.driver > 0)
                 drivers.insert(v.driver);
-            if (v.driver > 0 && v.runtime > 0 && v.runtime / 10 > v.driver / 10) {
-                tooOld.ranks.push_back(rank);
-                if (tooOld.evidence.size() < 8) {
-                    tooOld.evidence.push_back(ctx.derived(rank, v.driverWhere));
-                    tooOld.evidence.push_back(ctx.derived(rank, v.runtimeWhere));
-                }
-                tooOld.title = "CUDA " + dotted(v.runtime) + " software on a driver that supports CUDA " + dotted(v.driver);
+            if (v.driver <= 0 || v.runtime <= 0 || v.runtime / 10 <= v.driver / 10)
+                continue;
+            Finding &f = v.runtime / 1000 > v.driver / 1000 ? major : minor;
+            f.ranks.push_back(rank);
+            if (f.evidence.size() < 8) {
+                f.evidence.push_back(ctx.derived(rank, v.driverWhere));
+                f.evidence.push_back(ctx.derived(rank, v.runtimeWhere));
             }
+            f.title = "CUDA " + dotted(v.runtime) + " software on a driver that supports CUDA " + dotted(v.driver);
         }
-        if (!tooOld.ranks.empty()) {
-            tooOld.severity = Severity::High;
-            tooOld.fix = "Align driver and toolkit: install an NVIDIA driver that supports the CUDA version PyTorch/NCCL "
-                         "were built for, or install the PyTorch build for the CUDA version the driver supports "
-                         "(pip install torch --index-url https://download.pytorch.org/whl/cuXY).";
-            out.push_back(std::move(tooOld));
+        if (!major.ranks.empty()) {
+            major.severity = Severity::High;
+            major.fix = "Align driver and toolkit: install an NVIDIA driver that supports the CUDA version PyTorch/NCCL "
+                        "were built for, or install the PyTorch build for the CUDA version the driver supports "
+                        "(pip install torch --index-url https://download.pytorch.org/whl/cuXY).";
+            out.push_back(std::move(major));
+        }
+        if (!minor.ranks.empty()) {
+            minor.severity = Severity::Low;
+            minor.title += " (minor version compatibility)";
+            minor.fix = "Runs under CUDA minor version compatibility; kernels that need PTX JIT for the newer version "
+                        "fail. Align driver and toolkit when you can: update the NVIDIA driver, or install the PyTorch "
+                        "build for the driver's CUDA version (pip install torch --index-url "
+                        "https://download.pytorch.org/whl/cuXY).";
+            out.push_back(std::move(minor));
         }
         if (drivers.size() > 1) {
             Finding f;
-            f.severity = Severity::Medium;
+            f.severity = Severity::Low;
             f.title = "Ranks run different CUDA drivers";
             for (const auto &[rank, v] : byRank)
                 if (v.driver > 0) {

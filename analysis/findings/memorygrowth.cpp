@@ -1,5 +1,7 @@
 // memory-growth: allocated memory at the start of each step grows step over step, the signature
 // of tensors kept alive across iterations (accumulated losses, stored outputs, retained graphs).
+// Measured on the lowest allocated value inside each step; it must rise at every step, steadily
+// (the smallest rise at least a quarter of the largest), by >= 256 MiB and >= 5 % in all.
 
 #include "rules.h"
 
@@ -37,11 +39,18 @@ public:
                 }
                 if (floors.size() < 3)
                     continue;
-                bool rising = true;
-                for (std::size_t i = 1; i < floors.size(); ++i)
-                    rising = rising && floors[i].second > floors[i - 1].second;
+                // Steady growth: every step keeps more, and no step alone accounts for it. A single
+                // jump is a one-time allocation (the optimizer creates its state at the first
+                // optimizer.step(), a cache warms up), not something retained every iteration.
+                double smallest = floors[1].second - floors[0].second, largest = smallest;
+                for (std::size_t i = 2; i < floors.size(); ++i) {
+                    const double inc = floors[i].second - floors[i - 1].second;
+                    smallest = std::min(smallest, inc);
+                    largest = std::max(largest, inc);
+                }
                 const double growth = floors.back().second - floors.front().second;
-                if (!rising || growth < double(kMinGrowth) || growth < 0.05 * floors.front().second)
+                if (smallest <= 0 || smallest * 4 < largest || growth < double(kMinGrowth)
+                    || growth < 0.05 * floors.front().second)
                     continue;
                 Finding f;
                 f.ranks = {r.id};

@@ -4,13 +4,23 @@
 #include "rules.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace rs::rules {
 
 namespace {
 
-enum class Cause { Network, Cuda, Abort, Other };
+enum class Cause { Network, Cuda, Abort, Other, Benign };
+
+// Warnings NCCL prints on healthy jobs: optional libraries it probes for and falls back from
+// (InfiniBand verbs on hosts without IB, the external net plugin), and tuning hints.
+bool benign(const std::string &t)
+{
+    static constexpr const char *kBenign[] = {"Failed to open libibverbs", "libnccl-net", "NET/Plugin",
+                                              "NUMA auto balancing", "Could not find real path of"};
+    return std::any_of(std::begin(kBenign), std::end(kBenign), [&t](const char *s) { return t.find(s) != std::string::npos; });
+}
 
 Cause classify(const LogRecord &r)
 {
@@ -23,7 +33,20 @@ Cause classify(const LogRecord &r)
         return Cause::Network;
     if (has("Cuda failure") || has("CUDA error") || has("cudaError"))
         return Cause::Cuda;
-    return Cause::Other;
+    return benign(t) ? Cause::Benign : Cause::Other;
+}
+
+// Evidence of a failure an abort would follow: an OOM, a watchdog timeout, a failed child, a
+// Python exception.
+bool otherFailure(const RuleContext &ctx)
+{
+    const LogEvidence &logs = ctx.session.logs();
+    if (!ctx.session.ooms().empty() || !logs.timeouts.empty() || !logs.failures.empty())
+        return true;
+    return std::any_of(logs.records.begin(), logs.records.end(), [](const LogRecord &r) {
+        return (r.flags & (LogFlagOom | LogFlagWatchdogTimeout | LogFlagChildFailed))
+            || (r.kind == LogKind::Python && r.level == LogLevel::Error);
+    });
 }
 
 class NcclErrorRule final : public FindingRule
@@ -55,7 +78,11 @@ public:
                             "nvidia-smi -q and dmesg for Xid errors).";
                     break;
                 case Cause::Abort:
-                    f.severity = Severity::High;
+                    // A consequence, not a cause: ProcessGroupNCCL aborts its communicators after a
+                    // timeout or an exception, and recent PyTorch aborts them on a normal
+                    // destroy_process_group() too. Medium when the session shows a failure it
+                    // follows, low when it stands alone.
+                    f.severity = otherFailure(ctx) ? Severity::Medium : Severity::Low;
                     f.title = "An NCCL communicator was aborted";
                     f.fix = "An abort follows another failure (a timeout, an exception on some rank): look for the "
                             "first failing rank in the other findings; TORCH_NCCL_ASYNC_ERROR_HANDLING=1 makes the "
@@ -66,6 +93,12 @@ public:
                     f.title = "NCCL printed warnings";
                     f.fix = "Read the warning text; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ALL to see the "
                             "context, and check that every rank uses the same NCCL version.";
+                    break;
+                case Cause::Benign:
+                    f.severity = Severity::Info;
+                    f.title = "NCCL fell back from optional libraries (harmless on their own)";
+                    f.fix = "Nothing to do unless the job should use InfiniBand or a net plugin: then install "
+                            "rdma-core / libibverbs or the plugin (NCCL_NET_PLUGIN), and check NCCL_IB_HCA.";
                     break;
                 }
                 if (r.time != kNoTime && r.rank >= 0)

@@ -127,6 +127,17 @@ std::vector<OomInfo> collectOoms(const RuleContext &ctx)
                                              ctx.session.sources()[t.source].path));
         }
     }
+    // A memory_summary that counts OOMs ("CUDA OOMs: 58") is evidence even when the message itself
+    // was not kept (the job recovered and printed the table later).
+    for (const MemorySummary &s : ctx.session.memorySummaries()) {
+        if (s.ooms <= 0 || s.rank < 0 || s.oom >= 0) // a table printed after its message adds nothing
+            continue;
+        OomInfo &o = note(s.rank, s.time);
+        const std::string path = s.source < ctx.session.sources().size() ? ctx.session.sources()[s.source].path : std::string();
+        o.evidence.push_back(ctx.derived(s.rank, path + ":" + std::to_string(s.line) + ": memory_summary counts "
+                                                     + std::to_string(s.ooms) + " CUDA OOMs",
+                                         s.time != kNoTime ? std::optional<TimeNs>(ctx.aligned(s.rank, s.time)) : std::nullopt));
+    }
     for (const LogRecord &r : ctx.session.logs().records) {
         if (!(r.flags & LogFlagOom) || r.rank < 0 || lines.count({r.source, r.line}))
             continue;
