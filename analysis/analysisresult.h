@@ -103,8 +103,20 @@ struct Finding {
     std::string fix;              ///< the exact setting to change
 };
 
+/// Where a record without a clock of its own (an OOM message or memory_summary table printed
+/// without a time stamp) sits on the aligned axis, and what it was placed by.
+struct Placement {
+    enum class Kind : std::uint8_t { Oom, MemorySummary };
+    Kind kind = Kind::Oom;
+    std::size_t index = 0;        ///< into Session::ooms() or Session::memorySummaries()
+    RankId rank = kNoRank;        ///< its rank
+    TimeNs timeNs = 0;            ///< aligned time
+    std::string anchor;           ///< what it shares with a timed source, in words
+};
+
 struct AnalysisResult {
     std::vector<RankAlignment> alignment; ///< one per rank, by rank
+    std::vector<Placement> placements;    ///< untimed records placed by anchors (the rest stay untimed)
     std::vector<RankMetrics> metrics;     ///< one per rank, by rank
     std::vector<Spike> spikes;            ///< largest first
     std::vector<Divergence> divergent;    ///< strongest first

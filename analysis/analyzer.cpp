@@ -1,5 +1,6 @@
 #include "analyzer.h"
 
+#include "anchorplacement.h"
 #include "clockalignment.h"
 #include "findings/ruleregistry.h"
 #include "memoryspikes.h"
@@ -12,6 +13,7 @@ AnalysisResult Analyzer::run(const Session &session, const Options &options)
 {
     AnalysisResult r;
     r.alignment = ClockAlignment::align(session, options.clockOffsets);
+    r.placements = AnchorPlacement::place(session, r.alignment);
     r.metrics = RankMetricsBuilder::build(session, r.alignment);
     r.spikes = MemorySpikes::find(session, r.alignment);
     r.divergent = RankDivergence::find(r.metrics);

@@ -406,11 +406,25 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                                 {"evidence", ev},
                                 {"fix", f.fix}});
         }
+        nlohmann::json placements = nlohmann::json::array();
+        for (const Placement &pl : r.placements) {
+            const bool isOom = pl.kind == Placement::Kind::Oom;
+            const auto &src = session->sources();
+            const SourceId sid = isOom ? session->ooms()[pl.index].source : session->memorySummaries()[pl.index].source;
+            const std::int64_t line = isOom ? session->ooms()[pl.index].line : session->memorySummaries()[pl.index].line;
+            placements.push_back({{"kind", isOom ? "oom" : "memory-summary"},
+                                  {"rank", pl.rank},
+                                  {"source", sid < src.size() ? src[sid].path : std::string()},
+                                  {"line", line},
+                                  {"time_ns", pl.timeNs},
+                                  {"anchor", pl.anchor}});
+        }
         const nlohmann::json doc = {{"schema", "rankscope.analysis/1"},
                                     {"ranks", ranks},
                                     {"spikes", spikes},
                                     {"divergent_ranks", divergent},
-                                    {"findings", findings}};
+                                    {"findings", findings},
+                                    {"placements", placements}};
         std::fputs(doc.dump(2).c_str(), out);
         std::fputc('\n', out);
     } else {
