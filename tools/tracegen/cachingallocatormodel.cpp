@@ -47,7 +47,7 @@ CachingAllocatorModel::BlockId CachingAllocatorModel::newBlock(std::int64_t addr
         id = static_cast<BlockId>(m_blocks.size());
         m_blocks.emplace_back();
     }
-    m_blocks[id] = Block{addr, size, kNoBlock, kNoBlock, false, small, true};
+    m_blocks[id] = Block{addr, size, 0, kNoBlock, kNoBlock, false, small, true};
     return id;
 }
 
@@ -71,19 +71,18 @@ CachingAllocatorModel::BlockId CachingAllocatorModel::findFree(std::int64_t roun
 CachingAllocatorModel::BlockId CachingAllocatorModel::mapSegment(std::int64_t rounded, bool small)
 {
     const std::int64_t size = segmentSize(rounded);
-    if (m_reserved + size > m_limit) {
+    if (reserved() + size > m_limit) {
         // What the real allocator does before reporting OOM: give every fully free segment back
-        // to the driver and try again.
+        // to the driver and try again (release_cached_blocks, then alloc_block with isRetry).
         releaseCachedSegments();
-        ++m_retries;
-        if (m_reserved + size > m_limit)
+        ++m_stats.numAllocRetries;
+        if (reserved() + size > m_limit)
             return kNoBlock;
     }
     const BlockId id = newBlock(m_nextAddress, size, small);
     m_nextAddress += size + kMappingGap;
-    m_reserved += size;
-    m_peakReserved = std::max(m_peakReserved, m_reserved);
-    ++m_segments;
+    AllocatorStats::both(m_stats.segment, small, [](auto &s) { s.increase(1); });
+    AllocatorStats::both(m_stats.reservedBytes, small, [&](auto &s) { s.increase(size); });
     return id;
 }
 
@@ -93,9 +92,9 @@ void CachingAllocatorModel::releaseCachedSegments()
         for (auto it = free->begin(); it != free->end();) {
             const BlockId id = std::get<2>(*it);
             const Block &b = m_blocks[id];
-            if (b.prev == kNoBlock && b.next == kNoBlock) { // the whole segment is this free block
-                m_reserved -= b.size;
-                --m_segments;
+            if (!isSplit(id)) { // the whole segment is this free block
+                AllocatorStats::both(m_stats.segment, b.small, [](auto &s) { s.decrease(1); });
+                AllocatorStats::both(m_stats.reservedBytes, b.small, [&](auto &s) { s.decrease(b.size); });
                 dropBlock(id);
                 it = free->erase(it);
             } else {
@@ -107,12 +106,20 @@ void CachingAllocatorModel::releaseCachedSegments()
 
 void CachingAllocatorModel::splitIfWorthIt(BlockId id, std::int64_t rounded)
 {
-    Block &b = m_blocks[id];
-    const std::int64_t remaining = b.size - rounded;
+    const bool alreadySplit = isSplit(id);
+    const bool small = m_blocks[id].small;
+    const std::int64_t remaining = m_blocks[id].size - rounded;
     // Small blocks split down to 512 B; large ones only when more than 1 MiB would be left.
-    if (b.small ? remaining < kMinBlockSize : remaining <= kSmallSize)
+    if (small ? remaining < kMinBlockSize : remaining <= kSmallSize) {
+        // The whole free block is taken: if it was a leftover of a split, it no longer counts
+        // as non-releasable.
+        if (alreadySplit) {
+            AllocatorStats::both(m_stats.inactiveSplitBytes, small, [&](auto &s) { s.decrease(m_blocks[id].size); });
+            AllocatorStats::both(m_stats.inactiveSplit, small, [](auto &s) { s.decrease(1); });
+        }
         return;
-    const BlockId rest = newBlock(m_blocks[id].addr + rounded, remaining, m_blocks[id].small);
+    }
+    const BlockId rest = newBlock(m_blocks[id].addr + rounded, remaining, small);
     Block &head = m_blocks[id]; // newBlock may have reallocated the vector
     Block &tail = m_blocks[rest];
     tail.prev = id;
@@ -122,6 +129,14 @@ void CachingAllocatorModel::splitIfWorthIt(BlockId id, std::int64_t rounded)
     head.next = rest;
     head.size = rounded;
     markFree(rest);
+    // Same bookkeeping as alloc_found_block: a split free block shrinks by what is taken; a fresh
+    // split leaves a new non-releasable remainder.
+    if (alreadySplit) {
+        AllocatorStats::both(m_stats.inactiveSplitBytes, small, [&](auto &s) { s.decrease(rounded); });
+    } else {
+        AllocatorStats::both(m_stats.inactiveSplitBytes, small, [&](auto &s) { s.increase(remaining); });
+        AllocatorStats::both(m_stats.inactiveSplit, small, [](auto &s) { s.increase(1); });
+    }
 }
 
 CachingAllocatorModel::Allocation CachingAllocatorModel::allocate(std::int64_t bytes)
@@ -131,44 +146,78 @@ CachingAllocatorModel::Allocation CachingAllocatorModel::allocate(std::int64_t b
     BlockId id = findFree(rounded, small);
     if (id == kNoBlock)
         id = mapSegment(rounded, small);
-    if (id == kNoBlock)
+    if (id == kNoBlock) {
+        ++m_stats.numOoms;
         return {};
+    }
     splitIfWorthIt(id, rounded);
     Block &b = m_blocks[id];
     b.allocated = true;
-    m_allocated += b.size;
-    m_peakAllocated = std::max(m_peakAllocated, m_allocated);
-    return {id, b.addr, b.size};
+    b.requested = bytes;
+    const std::int64_t size = b.size;
+    AllocatorStats::both(m_stats.allocation, small, [](auto &s) { s.increase(1); });
+    AllocatorStats::both(m_stats.allocatedBytes, small, [&](auto &s) { s.increase(size); });
+    AllocatorStats::both(m_stats.active, small, [](auto &s) { s.increase(1); });
+    AllocatorStats::both(m_stats.activeBytes, small, [&](auto &s) { s.increase(size); });
+    AllocatorStats::both(m_stats.requestedBytes, small, [&](auto &s) { s.increase(bytes); });
+    return {id, b.addr, size};
+}
+
+std::int64_t CachingAllocatorModel::mergeFree(BlockId into, BlockId other)
+{
+    if (other == kNoBlock || m_blocks[other].allocated)
+        return 0;
+    unmarkFree(other);
+    Block &dst = m_blocks[into];
+    const Block src = m_blocks[other];
+    if (src.addr < dst.addr) {
+        dst.addr = src.addr;
+        dst.prev = src.prev;
+        if (dst.prev != kNoBlock)
+            m_blocks[dst.prev].next = into;
+    } else {
+        dst.next = src.next;
+        if (dst.next != kNoBlock)
+            m_blocks[dst.next].prev = into;
+    }
+    dst.size += src.size;
+    dropBlock(other);
+    return src.size;
 }
 
 std::int64_t CachingAllocatorModel::release(BlockId id)
 {
     Block &b = m_blocks[id];
     const std::int64_t size = b.size;
+    const std::int64_t requested = b.requested;
+    const bool small = b.small;
     b.allocated = false;
-    m_allocated -= size;
-    // Coalesce with free neighbours so the segment can serve larger requests again.
-    BlockId merged = id;
-    if (const BlockId n = m_blocks[merged].next; n != kNoBlock && !m_blocks[n].allocated) {
-        unmarkFree(n);
-        Block &cur = m_blocks[merged];
-        cur.size += m_blocks[n].size;
-        cur.next = m_blocks[n].next;
-        if (cur.next != kNoBlock)
-            m_blocks[cur.next].prev = merged;
-        dropBlock(n);
+    AllocatorStats::both(m_stats.allocation, small, [](auto &s) { s.decrease(1); });
+    AllocatorStats::both(m_stats.allocatedBytes, small, [&](auto &s) { s.decrease(size); });
+    // free_block: coalesce with free neighbours so the segment can serve larger requests again;
+    // every neighbour swallowed was a non-releasable block, and the result is one if its segment
+    // is still partly in use.
+    std::int64_t splitBlocks = 0, splitBytes = 0;
+    for (const BlockId neighbour : {m_blocks[id].prev, m_blocks[id].next}) {
+        if (const std::int64_t merged = mergeFree(id, neighbour)) {
+            --splitBlocks;
+            splitBytes -= merged;
+        }
     }
-    if (const BlockId p = m_blocks[merged].prev; p != kNoBlock && !m_blocks[p].allocated) {
-        unmarkFree(p);
-        Block &prev = m_blocks[p];
-        prev.size += m_blocks[merged].size;
-        prev.next = m_blocks[merged].next;
-        if (prev.next != kNoBlock)
-            m_blocks[prev.next].prev = p;
-        dropBlock(merged);
-        merged = p;
+    if (isSplit(id)) {
+        ++splitBlocks;
+        splitBytes += m_blocks[id].size;
     }
-    markFree(merged);
+    markFree(id);
+    AllocatorStats::both(m_stats.inactiveSplit, small, [&](auto &s) {
+        splitBlocks > 0 ? s.increase(splitBlocks) : s.decrease(-splitBlocks);
+    });
+    AllocatorStats::both(m_stats.inactiveSplitBytes, small, [&](auto &s) {
+        splitBytes > 0 ? s.increase(splitBytes) : s.decrease(-splitBytes);
+    });
+    AllocatorStats::both(m_stats.active, small, [](auto &s) { s.decrease(1); });
+    AllocatorStats::both(m_stats.activeBytes, small, [&](auto &s) { s.decrease(size); });
+    AllocatorStats::both(m_stats.requestedBytes, small, [&](auto &s) { s.decrease(requested); });
     return size;
 }
 

@@ -9,8 +9,8 @@ namespace {
 constexpr std::int64_t kFirstBucketBytes = 1 << 20;
 } // namespace
 
-DdpReducer::DdpReducer(const std::vector<Parameter> &params, std::int64_t bucketCapBytes)
-    : m_bucketOf(params.size()), m_gradsPerPass(params.size()), m_seen(params.size())
+DdpReducer::DdpReducer(const std::vector<Parameter> &params, std::int64_t bucketCapBytes, std::int64_t priorCollectives)
+    : m_bucketOf(params.size()), m_gradsPerPass(params.size()), m_seen(params.size()), m_seq(priorCollectives)
 {
     Bucket current;
     std::int64_t currentBytes = 0;

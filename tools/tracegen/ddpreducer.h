@@ -13,8 +13,9 @@ namespace rs::tracegen {
 class DdpReducer
 {
 public:
-    /// Buckets `params` (registration order) like torch.nn.parallel.DistributedDataParallel.
-    DdpReducer(const std::vector<Parameter> &params, std::int64_t bucketCapBytes);
+    /// Buckets `params` (registration order) like torch.nn.parallel.DistributedDataParallel; the
+    /// first collective launched gets sequence number `priorCollectives` + 1.
+    DdpReducer(const std::vector<Parameter> &params, std::int64_t bucketCapBytes, std::int64_t priorCollectives = 0);
 
     /// Starts a backward pass; `synchronise` is false inside no_sync().
     void prepare(bool synchronise);

@@ -1,7 +1,11 @@
 #include "demoincident.h"
 
+#include "joblogevidence.h"
 #include "kinetotraceevidence.h"
+#include "nvidiasmievidence.h"
 #include "trainingjob.h"
+
+#include <algorithm>
 
 namespace rs::tracegen {
 
@@ -28,8 +32,14 @@ JobConfig DemoIncident::config()
     const TimeNs skews[kRanks] = {0, 312400, -187900, 455100};
     const double drifts[kRanks] = {0.0, 3.1, -2.4, 1.7};
     const double speeds[kRanks] = {1.0, 1.006, 0.997, 1.004};
+    job.collectiveTimeoutNs = 20LL * 1000000000;
+    job.ncclBuffSize = 8388608;
+    // DDP's start-up before the first profiled step: the parameter-shape check, 23 broadcasts of
+    // the 5.8 GB of weights in 250 MiB buckets, and the barrier after loading the checkpoint.
+    job.priorCollectives = 25;
     const MicroBatchShape normal{6, 1024};
-    const MicroBatchShape leftover{6, 1408};
+    const MicroBatchShape leftover{6, 2048};
+    const std::int64_t buses[kRanks] = {0x07, 0x0f, 0x47, 0x4e};
     for (int r = 0; r < kRanks; ++r) {
         RankPlan plan;
         plan.rank = r;
@@ -38,6 +48,7 @@ JobConfig DemoIncident::config()
         plan.clockSkewNs = skews[r];
         plan.clockDriftPpm = drifts[r];
         plan.computeSpeed = speeds[r];
+        plan.pciBus = buses[r];
         for (int s = 0; s < kSteps; ++s) {
             std::vector<MicroBatchShape> step(kMicroBatches, normal);
             if (r == kStragglerRank && s + 1 == kSteps)
@@ -52,13 +63,20 @@ JobConfig DemoIncident::config()
 DemoIncident::Result DemoIncident::write(const std::filesystem::path &directory, bool gzip)
 {
     TrainingJob job(config());
-    // Every kind of evidence the incident leaves behind is one JobListener watching the same run;
-    // more kinds (memory_summary tables, nvidia-smi samples, NCCL logs) join here.
+    // Every kind of evidence the incident leaves behind is one JobListener watching the same run.
     KinetoTraceEvidence traces(directory, {gzip, 9});
+    JobLogEvidence log(directory);
+    NvidiaSmiEvidence smi(directory);
     job.addListener(traces);
+    job.addListener(log);
+    job.addListener(smi);
     Result result;
     result.record = job.run();
     result.files = traces.files();
+    std::sort(result.files.begin(), result.files.end());
+    result.files.push_back(log.file());
+    result.files.push_back(smi.file());
+    result.smiRows = smi.rows();
     return result;
 }
 

@@ -1,6 +1,7 @@
 #include "gptmodel.h"
 
 #include "jsonappender.h"
+#include "pythonsource.h"
 
 namespace rs::tracegen {
 
@@ -83,32 +84,46 @@ OpOptions GptModel::autograd(TapeEntry &e)
     return o;
 }
 
+void GptModel::inFrame(const PythonFrame &frame, const std::function<void()> &body)
+{
+    // No RAII: an OOM must leave the frame pushed, so the simulator still holds the traceback.
+    m_sim.pushFrame(frame);
+    body();
+    m_sim.popFrame();
+}
+
 void GptModel::forward()
 {
-    embedding();
+    inFrame(PythonSource::kGptEmbed, [&] { embedding(); });
     for (int l = 0; l < m_job.model.layers; ++l)
-        block(l);
-    layerNorm(m_params.size() - 2);
-    lmHead();
+        inFrame(PythonSource::kGptBlock, [&] { block(l); });
+    inFrame(PythonSource::kGptFinalNorm, [&] { layerNorm(m_params.size() - 2); });
+    inFrame(PythonSource::kGptHead, [&] { lmHead(); });
 }
 
 void GptModel::block(int layer)
 {
     const std::int64_t h = m_job.model.hidden;
     const std::size_t base = 1 + kParamsPerBlock * static_cast<std::size_t>(layer);
-    layerNorm(base);
-    linear(base + 2, h, 3 * h);
-    splitQkv();
-    attentionScores();
-    softmax();
-    attentionContext();
-    linear(base + 4, h, h);
-    residualAdd();
-    layerNorm(base + 6);
-    linear(base + 8, h, 4 * h);
-    gelu();
-    linear(base + 10, 4 * h, h);
-    residualAdd();
+    inFrame(PythonSource::kBlockAttn, [&] {
+        layerNorm(base);
+        inFrame(PythonSource::kAttnQkv, [&] {
+            linear(base + 2, h, 3 * h);
+            splitQkv();
+        });
+        inFrame(PythonSource::kAttnScores, [&] { attentionScores(); });
+        inFrame(PythonSource::kAttnSoftmax, [&] { softmax(); });
+        inFrame(PythonSource::kAttnContext, [&] { attentionContext(); });
+        inFrame(PythonSource::kAttnProj, [&] { linear(base + 4, h, h); });
+    });
+    inFrame(PythonSource::kBlockAttnAdd, [&] { residualAdd(); });
+    inFrame(PythonSource::kBlockMlp, [&] {
+        layerNorm(base + 6);
+        inFrame(PythonSource::kMlpFc, [&] { linear(base + 8, h, 4 * h); });
+        inFrame(PythonSource::kMlpGelu, [&] { gelu(); });
+        inFrame(PythonSource::kMlpProj, [&] { linear(base + 10, 4 * h, h); });
+    });
+    inFrame(PythonSource::kBlockMlpAdd, [&] { residualAdd(); });
 }
 
 void GptModel::embedding()
@@ -116,6 +131,8 @@ void GptModel::embedding()
     const std::int64_t h = m_job.model.hidden;
     TapeEntry e{OpKind::Embedding};
     module();
+    m_sim.pushFrame(PythonSource::kEmbeddingModule);
+    m_sim.pushFrame(PythonSource::kEmbeddingFn);
     m_sim.beginOp(Category::CpuOp, "aten::embedding",
                   recordShapes({{m_job.model.vocab, h}, {m_batch, m_seqLen}, {}, {}, {}},
                          {"float", "long int", "Scalar", "Scalar", "Scalar"}), autograd(e));
@@ -125,6 +142,8 @@ void GptModel::embedding()
     m_sim.launchKernel(m_kernels.indexSelect(m_rows, h));
     m_sim.endOp();
     m_sim.endOp();
+    m_sim.popFrame();
+    m_sim.popFrame();
     m_tape.push_back(std::move(e));
 }
 
@@ -133,6 +152,8 @@ void GptModel::layerNorm(std::size_t param)
     const std::int64_t h = m_job.model.hidden;
     TapeEntry e{OpKind::LayerNorm, param};
     module();
+    m_sim.pushFrame(PythonSource::kLayerNormModule);
+    m_sim.pushFrame(PythonSource::kLayerNormFn);
     m_sim.beginOp(Category::CpuOp, "aten::layer_norm",
                   recordShapes({{m_batch, m_seqLen, h}, {}, {h}, {h}, {}, {}},
                          {"float", "ScalarList", "float", "float", "Scalar", "Scalar"}), autograd(e));
@@ -144,6 +165,8 @@ void GptModel::layerNorm(std::size_t param)
     m_sim.launchKernel(m_kernels.layerNormForward(m_rows, h));
     m_sim.endOp();
     m_sim.endOp();
+    m_sim.popFrame();
+    m_sim.popFrame();
     m_tape.push_back(std::move(e));
 }
 
@@ -151,6 +174,7 @@ void GptModel::linear(std::size_t param, std::int64_t in, std::int64_t out)
 {
     TapeEntry e{OpKind::Linear, param, in, out};
     module();
+    m_sim.pushFrame(PythonSource::kLinear);
     m_sim.beginOp(Category::CpuOp, "aten::linear",
                   recordShapes({{m_batch, m_seqLen, in}, {out, in}, {out}}, {"float", "float", "float"}), autograd(e));
     m_sim.beginOp(Category::CpuOp, "aten::t", recordShapes({{out, in}}, {"float"}));
@@ -162,6 +186,7 @@ void GptModel::linear(std::size_t param, std::int64_t in, std::int64_t out)
     m_sim.launchKernel(m_kernels.gemm(m_rows, out, in, 1, GemmLayout::TN));
     m_sim.endOp();
     m_sim.endOp();
+    m_sim.popFrame();
     m_tape.push_back(std::move(e));
 }
 
@@ -254,6 +279,7 @@ void GptModel::lmHead()
     const std::int64_t h = m_job.model.hidden, v = m_job.model.vocab;
     TapeEntry e{OpKind::LmHead, 0, h, v};
     module();
+    m_sim.pushFrame(PythonSource::kLinear);
     m_sim.beginOp(Category::CpuOp, "aten::linear", recordShapes({{m_batch, m_seqLen, h}, {v, h}, {}}, {"float", "float", ""}),
                   autograd(e));
     m_sim.beginOp(Category::CpuOp, "aten::t", recordShapes({{v, h}}, {"float"}));
@@ -266,6 +292,7 @@ void GptModel::lmHead()
     m_sim.endOp();
     m_sim.endOp();
     m_sim.endOp();
+    m_sim.popFrame();
     m_tape.push_back(std::move(e));
 }
 
@@ -273,6 +300,7 @@ void GptModel::lossForward()
 {
     const std::int64_t v = m_job.model.vocab;
     m_sim.cpu(25000);
+    m_sim.pushFrame(PythonSource::kCrossEntropyFn);
     m_sim.beginOp(Category::CpuOp, "aten::cross_entropy_loss",
                   recordShapes({{m_rows, v}, {m_rows}, {}, {}, {}, {}}, {"float", "long int", "", "Scalar", "Scalar", "Scalar"}));
     TapeEntry ls{OpKind::LogSoftmax};
@@ -295,6 +323,7 @@ void GptModel::lossForward()
     m_sim.endOp();
     m_tape.push_back(std::move(nll));
     m_sim.endOp();
+    m_sim.popFrame();
 }
 
 void GptModel::replaceGrad(Tensor grad)

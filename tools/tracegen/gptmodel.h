@@ -57,6 +57,8 @@ private:
 
     static std::vector<Parameter> makeParameters(const ModelShape &model);
     OpOptions autograd(TapeEntry &e);
+    /// Runs `body` with `frame` on the simulator's Python stack.
+    void inFrame(const PythonFrame &frame, const std::function<void()> &body);
     void module() { m_sim.cpu(14000); } // Python nn.Module call overhead between ops
 
     void embedding();

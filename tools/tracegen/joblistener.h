@@ -1,7 +1,7 @@
 #pragma once
 // The seam between the simulation and the files it leaves behind. Each kind of evidence (Kineto
-// traces today; memory_summary tables, nvidia-smi samples and NCCL logs later) is one listener:
-// it sees every rank start, every profiler event as it happens, and the finished record.
+// traces, the torchrun job log, nvidia-smi samples) is one listener: it sees every rank start,
+// every profiler event as it happens, and the finished record.
 
 #include "jobrecord.h"
 #include "traceevent.h"

@@ -33,8 +33,8 @@ void KinetoWriter::writeHeader()
     j.raw("    ],\n");
     writeDistributedInfo(out);
     // PyTorch adds these as trace metadata; importers must keep unknown keys as metadata.
-    j.raw("      \"cupti_version\": 18,\n      \"cuda_runtime_version\": 12010,\n"
-          "      \"cuda_driver_version\": 12020,\n      \"record_shapes\": 1,\n      \"profile_memory\": 1,\n"
+    j.raw("      \"cupti_version\": 22,\n      \"cuda_runtime_version\": 12040,\n"
+          "      \"cuda_driver_version\": 12040,\n      \"record_shapes\": 1,\n      \"profile_memory\": 1,\n"
           "      \"with_stack\": 0,\n      \"with_flops\": 0,\n      \"with_modules\": 0,\n");
     j.raw("      \"trace_id\": \"").raw(traceId()).raw("\",\n");
     j.raw("    \"displayTimeUnit\": \"ms\",\n    \"baseTimeNanoseconds\": ").integer(m_setup.baseTimeNs).raw(",\n");

@@ -21,12 +21,15 @@ constexpr int kCbidMemcpyAsync = 41;
 constexpr int kCbidMemsetAsync = 51;
 constexpr int kCbidEventRecord = 135;
 constexpr int kCbidStreamWaitEvent = 147;
+constexpr int kCbidDeviceSynchronize = 165;
+// An exception leaving an op: C++ unwinding through the dispatcher, then Python frames.
+constexpr TimeNs kUnwindPerOpNs = 30000;
 } // namespace
 
 RankSimulator::RankSimulator(RankSetup setup, std::vector<JobListener *> listeners, Prng rng)
     : m_listeners(std::move(listeners)),
       m_rng(rng),
-      m_allocator(setup.job->gpu.totalMemory - setup.job->gpu.nonPytorchMemory,
+      m_allocator(setup.job->gpu.totalMemory - setup.job->gpu.nonPytorchMemory(),
                   // Device pointers live in the same 0x7fxx... range as host mappings.
                   0x7f3a00000000LL + static_cast<std::int64_t>(setup.device) * 0x2000000000LL),
       m_now(setup.profilerStartNs),
@@ -273,7 +276,6 @@ void RankSimulator::issueCollective(const CollectiveSpec &spec)
     const TimeNs computeDone = stream(StreamRole::Compute).free;
     const std::int64_t corr = ++m_correlations;
     const auto [callStart, callEnd] = runtimeCall("cudaLaunchKernel", kCbidLaunchKernel, corr, 0);
-    emitFlow(Phase::FlowStart, Category::FlowAc2g, corr, s.pid, tid(), callStart);
     PendingCollective p;
     p.spec = spec;
     p.kernelName = std::string(spec.kernelName);
@@ -282,6 +284,7 @@ void RankSimulator::issueCollective(const CollectiveSpec &spec)
     p.launch = callStart;
     p.externalId = ext;
     p.correlation = corr;
+    p.launchTid = tid();
     m_pending.push_back(std::move(p));
     cpu(3000);
     endOp();
@@ -292,18 +295,18 @@ std::vector<RankSimulator::PendingInfo> RankSimulator::pendingCollectives() cons
     std::vector<PendingInfo> out;
     out.reserve(m_pending.size());
     for (const PendingCollective &p : m_pending)
-        out.push_back({p.ready, p.spec.nelems});
+        out.push_back({p.ready, p.launch, p.spec.seq, p.spec.nelems});
     return out;
 }
 
-void RankSimulator::completeCollectives(const std::vector<std::pair<TimeNs, TimeNs>> &startEnd)
+void RankSimulator::completeCollectives(const std::vector<Settled> &settled)
 {
-    if (startEnd.size() != m_pending.size())
-        throw std::logic_error("completeCollectives: one (start, end) per pending collective expected");
+    if (settled.size() != m_pending.size())
+        throw std::logic_error("completeCollectives: one outcome per pending collective expected");
     Stream &comm = stream(StreamRole::Comm);
     for (std::size_t i = 0; i < m_pending.size(); ++i) {
         const PendingCollective &p = m_pending[i];
-        const auto [start, end] = startEnd[i];
+        const auto [start, end, aborted] = settled[i];
         KernelSpec k;
         k.name = p.kernelName;
         k.grid = p.spec.grid;
@@ -322,33 +325,50 @@ void RankSimulator::completeCollectives(const std::vector<std::pair<TimeNs, Time
             j.raw(r ? ", " : "").integer(r);
         j.raw("]\", \"Seq\": ").integer(p.spec.seq);
         const CollectiveRecord record{p.spec.collective, p.spec.nelems, p.spec.seq, setup().worldSize};
+        // Kineto links a launch to its kernel only once the kernel ran, so the flow starts here.
+        emitFlow(Phase::FlowStart, Category::FlowAc2g, p.correlation, setup().pid, p.launchTid, p.launch);
         emitSpan(Category::Kernel, p.kernelName, setup().device, comm.id, start, end, m_args, &record);
         emitFlow(Phase::FlowEnd, Category::FlowAc2g, p.correlation, setup().device, comm.id, start);
         comm.free = std::max(comm.free, end);
-        m_record.collectives.push_back({p.spec.seq, p.spec.nelems, p.launch, start, end});
+        m_record.collectives.push_back({p.spec.seq, p.spec.nelems, p.launch, start, end, aborted});
     }
     m_pending.clear();
+}
+
+void RankSimulator::outOfMemory(std::int64_t bytes)
+{
+    OomRecord oom;
+    oom.time = m_now;
+    oom.requested = bytes;
+    oom.rounded = CachingAllocatorModel::roundSize(bytes);
+    oom.segment = CachingAllocatorModel::segmentSize(oom.rounded);
+    oom.allocated = m_allocator.allocated();
+    oom.reserved = m_allocator.reserved();
+    for (const Frame &f : m_stack)
+        if (f.thread == m_thread)
+            oom.ops.push_back(f.name);
+    for (const PythonFrame *f : m_python)
+        oom.python.push_back(*f);
+    oom.stats = m_allocator.stats();
+    // c10::reportOutOfMemoryToProfiler: the rounded request and the totals, no address.
+    emitMemory({0, oom.rounded, oom.allocated, oom.reserved, setup().device});
+    m_record.oom = std::move(oom);
+    throw OutOfMemoryError("rank " + std::to_string(setup().rank) + ": CUDA out of memory");
 }
 
 Tensor RankSimulator::alloc(std::int64_t bytes)
 {
     const auto a = m_allocator.allocate(bytes);
-    if (a.block == CachingAllocatorModel::kNoBlock) {
-        const MemoryRecord oom{0, CachingAllocatorModel::roundSize(bytes), m_allocator.allocated(),
-                               m_allocator.reserved(), setup().device};
-        emitMemory(oom);
-        const auto mib = [](std::int64_t b) { return std::to_string(b >> 20) + " MiB"; };
-        throw std::runtime_error("rank " + std::to_string(setup().rank) + ": the scenario needs more device memory "
-                                 "than the GPU has (CUDA out of memory: tried to allocate " + mib(bytes) + " with " +
-                                 mib(m_allocator.allocated()) + " allocated and " + mib(m_allocator.reserved()) +
-                                 " reserved)");
-    }
+    if (a.block == CachingAllocatorModel::kNoBlock)
+        outOfMemory(bytes);
     const MemoryRecord m{a.addr, a.size, m_allocator.allocated(), m_allocator.reserved(), setup().device};
     emitMemory(m);
     if (m_allocator.allocated() >= m_record.peakAllocated) {
         m_record.peakAllocated = m_allocator.allocated();
         m_record.peakAllocatedAt = m_now;
     }
+    if (!m_record.stepPeakAllocated.empty())
+        m_record.stepPeakAllocated.back() = std::max(m_record.stepPeakAllocated.back(), m_allocator.allocated());
     m_record.peakReserved = std::max(m_record.peakReserved, m_allocator.reserved());
     cpu(kMemoryEventNs);
     return {a.block, a.size};
@@ -373,7 +393,20 @@ Tensor RankSimulator::allocSilently(std::int64_t bytes)
         throw std::runtime_error("the model state alone does not fit on the device");
     m_record.peakAllocated = std::max(m_record.peakAllocated, m_allocator.allocated());
     m_record.peakReserved = std::max(m_record.peakReserved, m_allocator.reserved());
+    m_record.initialAllocated = m_allocator.allocated();
+    m_record.initialReserved = m_allocator.reserved();
     return {a.block, a.size};
+}
+
+void RankSimulator::unwind()
+{
+    while (!m_stack.empty()) {
+        m_thread = m_stack.back().thread;
+        m_now += m_rng.jitterNs(kUnwindPerOpNs, 0.3);
+        endOp();
+    }
+    m_python.clear();
+    m_thread = ThreadRole::Main;
 }
 
 void RankSimulator::endChunk()
@@ -386,11 +419,17 @@ void RankSimulator::finish()
 {
     if (!m_stack.empty())
         throw std::logic_error("RankSimulator::finish with ops still open");
+    // profile.__exit__ calls torch.cuda.synchronize(): after an exception the GPU may still be
+    // working through kernels the CPU queued before it failed.
+    const TimeNs gpuBusy = std::max(m_streams[0].free, m_streams[1].free);
+    if (gpuBusy > m_now)
+        runtimeCall("cudaDeviceSynchronize", kCbidDeviceSynchronize, ++m_correlations, gpuBusy - m_now + 3000);
     cpu(50000); // the profiler's own stop
     m_record.windowEnd = m_now;
     m_record.finalAllocated = m_allocator.allocated();
     m_record.finalReserved = m_allocator.reserved();
     m_record.allocRetries = m_allocator.allocRetries();
+    m_record.allocatorStats = m_allocator.stats();
     for (JobListener *l : m_listeners)
         l->rankFinished(setup(), setup().hostClock(m_now));
 }
@@ -443,7 +482,7 @@ void RankSimulator::emitMemory(const MemoryRecord &m)
     e.ts = setup().hostClock(m_now);
     e.args = args;
     e.memory = &m;
-    ++m_record.memoryEvents;
+    m_record.memoryEvents += m.addr ? 1 : 0;
     deliver(e);
 }
 

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <deque>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,14 @@ struct CollectiveSpec {
     std::int64_t seq = 0;
 };
 
+/// Thrown by RankSimulator::alloc when the caching allocator cannot serve a request; the details
+/// are in the rank's record (RankRecord::oom). Whoever catches it calls RankSimulator::unwind().
+class OutOfMemoryError : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
 class RankSimulator
 {
 public:
@@ -87,24 +96,44 @@ public:
     /// record_param_comms → launch of an NCCL kernel whose timing depends on the other ranks.
     void issueCollective(const CollectiveSpec &spec);
     /// The collectives launched but not settled, in issue order: when each could start on this
-    /// rank (true time) and how many elements it reduces.
+    /// rank (true time), when the CPU enqueued it, its sequence number and how many elements it reduces.
     struct PendingInfo {
         TimeNs ready;
+        TimeNs launch;
+        std::int64_t seq;
         std::int64_t nelems;
     };
     std::vector<PendingInfo> pendingCollectives() const;
-    /// Settles the pending collectives with their (start, end) true times and emits the kernels.
-    void completeCollectives(const std::vector<std::pair<TimeNs, TimeNs>> &startEnd);
+    /// How one pending collective ended on this rank (true times).
+    struct Settled {
+        TimeNs start = 0;
+        TimeNs end = 0;
+        bool aborted = false;
+    };
+    /// Settles the pending collectives and emits their kernels.
+    void completeCollectives(const std::vector<Settled> &settled);
 
-    /// Allocates through the caching allocator and emits a `[memory]` event.
+    /// Allocates through the caching allocator and emits a `[memory]` event. When the allocator
+    /// cannot serve it, emits the profiler's `[OutOfMemory]` instant, fills RankRecord::oom and
+    /// throws OutOfMemoryError.
     Tensor alloc(std::int64_t bytes);
     void free(Tensor &tensor);
     /// Memory that existed before profiling started (weights, optimizer state): no event.
     Tensor allocSilently(std::int64_t bytes);
 
+    /// The Python line the workload is executing; frames stay pushed when an exception passes
+    /// (no RAII on purpose), so at an OOM the stack is the traceback. `frame` must be static.
+    void pushFrame(const PythonFrame &frame) { m_python.push_back(&frame); }
+    void popFrame() { m_python.pop_back(); }
+
+    /// After an exception: every open op ends as the exception passes its RecordFunction guard,
+    /// innermost first, and the Python stack is gone.
+    void unwind();
+
     /// Tells listeners a step's events are complete.
     void endChunk();
-    /// Emits nothing more; tells listeners the profiler stopped at the current time.
+    /// Stops the profiler: waits for the GPU (the profiler synchronises before it stops), then
+    /// tells listeners the trace ended.
     void finish();
 
 private:
@@ -131,6 +160,7 @@ private:
         TimeNs launch = 0;
         std::int64_t externalId = 0;
         std::int64_t correlation = 0;
+        std::int64_t launchTid = 0;
     };
 
     std::int64_t tid() const;
@@ -150,6 +180,7 @@ private:
                   TimeNs end, std::string_view args, const CollectiveRecord *collective = nullptr);
     void emitFlow(Phase phase, Category c, std::int64_t id, std::int64_t pid, std::int64_t tid, TimeNs t);
     void emitMemory(const MemoryRecord &m);
+    [[noreturn]] void outOfMemory(std::int64_t bytes);
     void deliver(const TraceEvent &e);
     void appendKernelArgs(std::string &out, const KernelSpec &k, StreamRole role, std::int64_t externalId,
                           std::int64_t correlation) const;
@@ -163,6 +194,7 @@ private:
     std::vector<Frame> m_stack;         // open ops of both threads, innermost last
     std::array<Stream, 2> m_streams;
     std::vector<PendingCollective> m_pending;
+    std::vector<const PythonFrame *> m_python;
     std::int64_t m_externalIds = 0;
     std::int64_t m_correlations;
     std::int64_t m_evIdx = 0;

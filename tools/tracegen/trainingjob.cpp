@@ -5,6 +5,7 @@
 #include "transformerworkload.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -41,6 +42,7 @@ RankSetup TrainingJob::setupFor(const RankPlan &plan, Prng &rng) const
     s.mainTid = plan.pid;
     s.autogradTid = plan.pid + 161 + plan.rank; // created by the engine shortly after start-up
     s.device = plan.device;
+    s.pciBus = plan.pciBus;
     s.computeStream = 7;
     s.commStream = 20 + 4 * (plan.device % 2); // NCCL streams get whatever id is free
     s.clockSkewNs = plan.clockSkewNs;
@@ -55,21 +57,27 @@ RankSetup TrainingJob::setupFor(const RankPlan &plan, Prng &rng) const
     return s;
 }
 
-void TrainingJob::settleCollectives(std::vector<RankSimulator *> &sims, Prng &rng) const
+void TrainingJob::settleCollectives(std::vector<RankSimulator *> &sims, const std::vector<bool> &failed,
+                                     Prng &rng) const
 {
     std::vector<std::vector<RankSimulator::PendingInfo>> pending;
     for (RankSimulator *sim : sims)
         pending.push_back(sim->pendingCollectives());
-    const std::size_t count = pending.front().size();
-    for (const auto &p : pending)
-        if (p.size() != count)
+    // Every healthy rank launches the same collectives; a failed rank launched a prefix of them.
+    std::size_t count = 0, reached = std::numeric_limits<std::size_t>::max();
+    for (std::size_t r = 0; r < sims.size(); ++r) {
+        count = std::max(count, pending[r].size());
+        reached = std::min(reached, pending[r].size());
+    }
+    for (std::size_t r = 0; r < sims.size(); ++r)
+        if (!failed[r] && pending[r].size() != count)
             throw std::logic_error("ranks launched different numbers of collectives in one step");
 
     const KernelCatalog kernels(m_config.gpu);
     const bool virtualPeers = static_cast<int>(sims.size()) < m_config.worldSize;
     std::vector<TimeNs> previousEnd(sims.size(), 0);
-    std::vector<std::vector<std::pair<TimeNs, TimeNs>>> timings(sims.size());
-    for (std::size_t k = 0; k < count; ++k) {
+    std::vector<std::vector<RankSimulator::Settled>> settled(sims.size());
+    for (std::size_t k = 0; k < reached; ++k) {
         std::vector<TimeNs> start(sims.size());
         TimeNs lastArrival = 0;
         for (std::size_t r = 0; r < sims.size(); ++r) {
@@ -84,12 +92,46 @@ void TrainingJob::settleCollectives(std::vector<RankSimulator *> &sims, Prng &rn
         const TimeNs transfer = kernels.allReduceTime(pending.front()[k].nelems * 4, m_config.worldSize);
         for (std::size_t r = 0; r < sims.size(); ++r) {
             const TimeNs end = lastArrival + transfer + rng.range(0, 4000);
-            timings[r].emplace_back(start[r], end);
+            settled[r].push_back({start[r], end, false});
             previousEnd[r] = end;
         }
     }
-    for (std::size_t r = 0; r < sims.size(); ++r)
-        sims[r]->completeCollectives(timings[r]);
+    for (std::size_t r = 0; r < sims.size(); ++r) {
+        if (pending[r].size() > reached) {
+            auto rest = timeOut(*sims[r], pending[r], reached, previousEnd[r], rng);
+            settled[r].insert(settled[r].end(), rest.begin(), rest.end());
+        }
+        sims[r]->completeCollectives(settled[r]);
+    }
+}
+
+std::vector<RankSimulator::Settled> TrainingJob::timeOut(RankSimulator &sim,
+                                                         const std::vector<RankSimulator::PendingInfo> &pending,
+                                                         std::size_t first, TimeNs previousEnd, Prng &rng) const
+{
+    // ProcessGroupNCCL's watchdog wakes every 100 ms and measures each work from its enqueue; the
+    // oldest hung work times out first. ncclCommAbort then raises the abort flag the kernels poll.
+    constexpr TimeNs kWatchdogTickNs = 100000000;
+    const RankSimulator::PendingInfo &hung = pending[first];
+    CollectiveTimeout t;
+    t.seq = hung.seq;
+    t.nelems = hung.nelems;
+    t.workStart = hung.launch;
+    t.detected = hung.launch + m_config.collectiveTimeoutNs + rng.range(0, kWatchdogTickNs);
+    t.aborted = t.detected + rng.range(150000000, 400000000);
+    t.lastEnqueuedSeq = pending.back().seq;
+    t.lastCompletedSeq = hung.seq - 1;
+    std::vector<RankSimulator::Settled> out;
+    TimeNs end = std::max(hung.ready, previousEnd);
+    for (std::size_t k = first; k < pending.size(); ++k) {
+        const TimeNs start = std::max(pending[k].ready, end);
+        // The hung kernel spins until the abort flag rises; the ones queued behind it see the flag
+        // at once and return.
+        end = k == first ? t.detected + rng.range(200000, 900000) : start + rng.range(4000, 9000);
+        out.push_back({start, end, true});
+    }
+    sim.record().timeout = t;
+    return out;
 }
 
 JobRecord TrainingJob::run(const std::function<bool(std::int64_t)> &keepGoing)
@@ -108,13 +150,25 @@ JobRecord TrainingJob::run(const std::function<bool(std::int64_t)> &keepGoing)
     }
     Prng settleRng = rng.fork(0x5e771e);
     const std::size_t steps = m_config.ranks.front().steps.size();
+    std::vector<bool> failed(workloads.size(), false);
     for (std::size_t s = 0; s < steps; ++s) {
+        for (std::size_t r = 0; r < workloads.size(); ++r) {
+            try {
+                workloads[r]->runUntilAllreduce(m_config.firstStep + static_cast<std::int64_t>(s),
+                                                m_config.ranks[r].steps[s]);
+            } catch (const OutOfMemoryError &) {
+                failed[r] = true;
+                sims[r]->unwind();
+            }
+        }
+        settleCollectives(simPtrs, failed, settleRng);
         for (std::size_t r = 0; r < workloads.size(); ++r)
-            workloads[r]->runUntilAllreduce(m_config.firstStep + static_cast<std::int64_t>(s),
-                                            m_config.ranks[r].steps[s]);
-        settleCollectives(simPtrs, settleRng);
-        for (auto &w : workloads)
-            w->finishStep();
+            if (!failed[r])
+                workloads[r]->finishStep();
+        // A failed rank ends the job: its peers leave this step on aborted communicators and are
+        // stopped by torchrun (see JobTimeline).
+        if (std::find(failed.begin(), failed.end(), true) != failed.end())
+            break;
         if (keepGoing && !keepGoing(static_cast<std::int64_t>(s) + 1))
             break;
     }

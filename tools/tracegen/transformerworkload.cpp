@@ -1,6 +1,7 @@
 #include "transformerworkload.h"
 
 #include "jsonappender.h"
+#include "pythonsource.h"
 
 #include <string>
 
@@ -15,7 +16,7 @@ TransformerWorkload::TransformerWorkload(RankSimulator &sim, const JobConfig &jo
     : m_sim(sim),
       m_kernels(job.gpu),
       m_model(sim, job, m_kernels),
-      m_reducer(m_model.parameters(), job.ddpBucketBytes),
+      m_reducer(m_model.parameters(), job.ddpBucketBytes, job.priorCollectives),
       m_optimizer(m_model.parameters(), m_kernels)
 {
 }
@@ -31,10 +32,10 @@ std::int64_t TransformerWorkload::parameterCount() const
 void TransformerWorkload::setUp()
 {
     std::vector<Parameter> &params = m_model.parameters();
+    // The job resumed from a checkpoint just before the profiled steps: weights and AdamW moments
+    // are on the device, gradients do not exist yet (they appear in the first backward).
     for (Parameter &p : params)
         p.weight = m_sim.allocSilently(p.bytes());
-    for (Parameter &p : params)
-        p.grad = m_sim.allocSilently(p.bytes());
     for (Parameter &p : params) {
         p.expAvg = m_sim.allocSilently(p.bytes());
         p.expAvgSq = m_sim.allocSilently(p.bytes());
@@ -49,9 +50,25 @@ void TransformerWorkload::runUntilAllreduce(std::int64_t stepNumber, const std::
     m_sim.beginOp(Category::UserAnnotation, "ProfilerStep#" + std::to_string(stepNumber), {}, step);
     m_sim.record().stepStarts.push_back(m_sim.now());
     m_sim.record().microBatches.push_back(static_cast<int>(microBatches.size()));
+    m_sim.record().stepPeakAllocated.push_back(m_sim.allocator().allocated());
     m_optimizer.zeroGrad(m_sim);
-    for (std::size_t i = 0; i < microBatches.size(); ++i)
-        microBatch(microBatches[i], i + 1 == microBatches.size());
+    m_sim.pushFrame(PythonSource::kModuleLevel);
+    m_sim.pushFrame(PythonSource::kMainLoop);
+    for (std::size_t i = 0; i < microBatches.size(); ++i) {
+        try {
+            microBatch(microBatches[i], i + 1 == microBatches.size());
+        } catch (const OutOfMemoryError &) {
+            // Only the training loop knows where in the step the allocation failed.
+            OomRecord &oom = *m_sim.record().oom;
+            oom.step = stepNumber;
+            oom.microBatch = static_cast<int>(i) + 1;
+            oom.microBatches = static_cast<int>(microBatches.size());
+            oom.shape = microBatches[i];
+            throw;
+        }
+    }
+    m_sim.popFrame();
+    m_sim.popFrame();
 }
 
 void TransformerWorkload::finishStep()
@@ -84,12 +101,26 @@ void TransformerWorkload::microBatch(const MicroBatchShape &mb, bool synchronise
     m_sim.endOp();
     copyInputs();
     m_sim.cpu(30000);
+    m_sim.pushFrame(PythonSource::kForwardCall);
+    m_sim.pushFrame(PythonSource::kDdpForward);
+    m_sim.pushFrame(PythonSource::kDdpRunForward);
     m_sim.beginOp(Category::UserAnnotation, "DistributedDataParallel.forward");
     m_sim.cpu(40000); // DDP's pre-forward bookkeeping
     m_model.forward();
     m_sim.endOp();
+    m_sim.popFrame();
+    m_sim.popFrame();
+    m_sim.popFrame();
+    m_sim.pushFrame(PythonSource::kLossCall);
     m_model.lossForward();
+    m_sim.popFrame();
+    m_sim.pushFrame(PythonSource::kBackwardCall);
+    m_sim.pushFrame(PythonSource::kTensorBackward);
+    m_sim.pushFrame(PythonSource::kAutogradBackward);
+    m_sim.pushFrame(PythonSource::kEngineRun);
     backward(synchronise);
+    for (int i = 0; i < 4; ++i)
+        m_sim.popFrame();
 }
 
 void TransformerWorkload::copyInputs()
