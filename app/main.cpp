@@ -1,5 +1,6 @@
 // rankscope: the viewer, or a headless subcommand (inspect) when the first argument names one.
 
+#include "analysiscontroller.h"
 #include "cli.h"
 #include "importcontroller.h"
 #include "mainwindow.h"
@@ -26,8 +27,13 @@ int main(int argc, char **argv)
     QApplication app(argc, argv);
     QStringList paths;
     std::map<std::string, int> assign;
+    std::string timeZone;
     for (int i = 0; i < args.size(); ++i) {
-        if (args[i] == QLatin1String("--assign-rank") && i + 1 < args.size()) {
+        if (args[i] == QLatin1String("--time-zone") && i + 1 < args.size()) {
+            timeZone = args[++i].toStdString();
+        } else if (args[i].startsWith(QLatin1String("--time-zone="))) {
+            timeZone = args[i].mid(12).toStdString();
+        } else if (args[i] == QLatin1String("--assign-rank") && i + 1 < args.size()) {
             if (!rs::Cli::parseAssignRank(args[++i], assign)) {
                 std::fprintf(stderr, "rankscope: --assign-rank expects PATH=N\n");
                 return rs::Cli::Usage;
@@ -42,8 +48,29 @@ int main(int argc, char **argv)
     }
 
     rs::ImportController controller;
-    controller.setRankOverrides(std::map<std::string, rs::RankId>(assign.begin(), assign.end()));
+    rs::SessionLoader::Options options;
+    options.rankOverrides = std::map<std::string, rs::RankId>(assign.begin(), assign.end());
+    options.timeZone = timeZone;
+    controller.setOptions(options);
     rs::MainWindow window;
+    // The Source settings dialog starts from the command line's choices; applying reloads.
+    window.setLoaderOptions(controller.options());
+    QObject::connect(&window, &rs::MainWindow::optionsChanged, &controller,
+                     [&controller](const rs::SessionLoader::Options &o) {
+                         controller.setOptions(o);
+                         if (!controller.lastPaths().isEmpty())
+                             controller.open(controller.lastPaths());
+                     });
+    // Every session is analysed as soon as it is read; an edited clock offset re-analyses it. The
+    // controller drops results that a newer request has overtaken.
+    rs::AnalysisController analysis;
+    QObject::connect(&analysis, &rs::AnalysisController::finished, &window,
+                     [&window](quint64, rs::AnalysisPtr result) { window.setAnalysis(std::move(result)); });
+    QObject::connect(&window, &rs::MainWindow::clockOffsetsEdited, &analysis,
+                     [&window, &analysis](const std::map<rs::RankId, rs::TimeNs> &offsets) {
+                         if (window.session())
+                             analysis.analyze(window.session(), rs::Analyzer::Options{offsets});
+                     });
     QObject::connect(&window, &rs::MainWindow::openRequested, &controller, &rs::ImportController::open);
     QObject::connect(&window, &rs::MainWindow::cancelRequested, &controller, &rs::ImportController::cancel);
     QObject::connect(&controller, &rs::ImportController::started, &window,
@@ -54,9 +81,11 @@ int main(int argc, char **argv)
                                                   QObject::tr("%1 of %2 files").arg(filesDone).arg(fileCount));
                      });
     QObject::connect(&controller, &rs::ImportController::finished, &window,
-                     [&window](quint64, rs::SessionPtr session) {
+                     [&window, &analysis](quint64, rs::SessionPtr session) {
                          window.importFinished();
-                         window.setSession(std::move(session));
+                         window.setSession(session);
+                         if (session)
+                             analysis.analyze(std::move(session));
                      });
     QObject::connect(&controller, &rs::ImportController::cancelled, &window,
                      [&window](quint64) { window.importFinished(); });

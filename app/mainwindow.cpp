@@ -1,7 +1,9 @@
 #include "mainwindow.h"
 
 #include "dialogs/sourcesettingsdialog.h"
+#include "panels/clockoffsetspanel.h"
 #include "panels/detailspanel.h"
+#include "panels/findingspanel.h"
 #include "panels/importlogpanel.h"
 #include "panels/logpanel.h"
 #include "panels/memorysummarypanel.h"
@@ -33,6 +35,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <array>
 
 namespace rs {
 
@@ -80,6 +83,18 @@ MainWindow::MainWindow(QWidget *parent)
     m_summaries = new MemorySummaryPanel(m_state);
     connect(m_logs, &LogPanel::revealRequested, m_timeline, &TimelineView::ensureEventVisible);
     connect(m_importLog, &ImportLogPanel::sourceSettingsRequested, this, &MainWindow::editSourceSettings);
+    m_findings = new FindingsPanel(m_state);
+    m_offsets = new ClockOffsetsPanel;
+    connect(m_findings, &FindingsPanel::logRecordRequested, this, [this](std::uint32_t index) {
+        m_logDock->show();
+        m_logDock->raise();
+        m_logs->jumpToRecord(index);
+    });
+    connect(m_offsets, &ClockOffsetsPanel::clockOffsetsEdited, this, [this](const std::map<RankId, TimeNs> &offsets) {
+        // The timeline moves now; the findings follow when the re-analysis returns.
+        m_state->setClockOffsets(m_offsets->effectiveOffsets());
+        Q_EMIT clockOffsetsEdited(offsets);
+    });
 
     m_stack = new QStackedWidget;
     m_stack->addWidget(createWelcomePage());
@@ -224,15 +239,27 @@ void MainWindow::createDocks()
     m_importLogDock->setObjectName(QStringLiteral("importLogDock"));
     m_importLogDock->setWidget(m_importLog);
     addDockWidget(Qt::BottomDockWidgetArea, m_importLogDock);
+    m_offsetsDock = new QDockWidget(tr("Clock Offsets"), this);
+    m_offsetsDock->setObjectName(QStringLiteral("clockOffsetsDock"));
+    m_offsetsDock->setWidget(m_offsets);
+    addDockWidget(Qt::BottomDockWidgetArea, m_offsetsDock);
+    // Findings are where an incident starts: top of the right column, the event details below.
+    m_findingsDock = new QDockWidget(tr("Findings"), this);
+    m_findingsDock->setObjectName(QStringLiteral("findingsDock"));
+    m_findingsDock->setWidget(m_findings);
+    addDockWidget(Qt::RightDockWidgetArea, m_findingsDock);
+    splitDockWidget(m_findingsDock, m_detailsDock, Qt::Vertical);
     tabifyDockWidget(m_logDock, m_summaryDock);
     tabifyDockWidget(m_summaryDock, m_importLogDock);
+    tabifyDockWidget(m_importLogDock, m_offsetsDock);
     m_logDock->raise();
-    resizeDocks({m_detailsDock}, {380}, Qt::Horizontal);
+    resizeDocks({m_detailsDock}, {460}, Qt::Horizontal);
+    resizeDocks({m_findingsDock, m_detailsDock}, {560, 340}, Qt::Vertical);
     resizeDocks({m_logDock}, {260}, Qt::Vertical);
 
     QMenu *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"));
     int key = Qt::Key_1;
-    for (QDockWidget *dock : {m_detailsDock, m_logDock, m_summaryDock, m_importLogDock}) {
+    for (QDockWidget *dock : {m_detailsDock, m_logDock, m_summaryDock, m_importLogDock, m_findingsDock, m_offsetsDock}) {
         QAction *toggle = dock->toggleViewAction();
         toggle->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(key++)));
         view->addAction(toggle);
@@ -460,6 +487,14 @@ void MainWindow::setSession(SessionPtr session)
     m_importLog->setSession(m_session);
     m_logs->setSession(m_session);
     m_summaries->setSession(m_session);
+    // A new session's analysis is yet to come; the old one's findings and overrides are void.
+    m_analysis.reset();
+    m_timeline->setAnalysis(nullptr);
+    m_findings->setSession(m_session);
+    m_findings->setResult(nullptr);
+    m_offsets->clear();
+    m_selectTopFinding = m_session != nullptr;
+    m_sessionStatus.clear();
     rebuildRanksMenu();
     m_stack->setCurrentIndex(m_session ? 1 : 0);
     for (QAction *a : {m_close, m_zoomIn, m_zoomOut, m_zoomReset, m_focus, m_expandAll, m_collapseAll})
@@ -475,15 +510,59 @@ void MainWindow::setSession(SessionPtr session)
         errors += s.hasErrors() ? 1 : 0;
     QString text = countOf(static_cast<qint64>(m_session->sources().size()), tr("file"), tr("files")) + QStringLiteral("  ·  ")
         + countOf(static_cast<qint64>(m_session->ranks().size()), tr("rank"), tr("ranks")) + QStringLiteral("  ·  ")
-        + countOf(static_cast<qint64>(m_session->spanCount()), tr("span"), tr("spans")) + QStringLiteral("  ·  ")
-        + TimeFormat::duration(m_session->timeRange().duration());
+        + countOf(static_cast<qint64>(m_session->spanCount()), tr("span"), tr("spans")) + QStringLiteral("  ·  ");
+    if (!m_session->logs().records.empty())
+        text += countOf(static_cast<qint64>(m_session->logs().records.size()), tr("log record"), tr("log records")) + QStringLiteral("  ·  ");
+    if (!m_session->ooms().empty())
+        text += countOf(static_cast<qint64>(m_session->ooms().size()), tr("OOM"), tr("OOMs")) + QStringLiteral("  ·  ");
+    text += m_timeline->hasTimedData() ? TimeFormat::duration(m_state->fullRange().duration()) : tr("no time stamps");
     if (errors) {
         text += QStringLiteral("  ·  ") + countOf(static_cast<qint64>(errors), tr("file"), tr("files")) + tr(" with errors — see Import Log");
         m_importLogDock->show();
         m_importLogDock->raise();
     }
+    m_sessionStatus = text;
     m_statusText->setText(text);
     m_timeline->setFocus();
+}
+
+void MainWindow::setAnalysis(AnalysisPtr analysis)
+{
+    if (!m_session)
+        return;
+    m_analysis = std::move(analysis);
+    m_offsets->setResult(m_analysis);
+    if (m_analysis)
+        m_state->setClockOffsets(m_offsets->effectiveOffsets());
+    m_timeline->setAnalysis(m_analysis);
+    m_findings->setResult(m_analysis);
+    if (!m_analysis)
+        return;
+
+    // "3 high, 2 medium findings — Rank 2 ran out of GPU memory …" ahead of the session summary.
+    std::array<int, 4> counts{};
+    for (const Finding &f : m_analysis->findings)
+        ++counts[static_cast<std::size_t>(f.severity)];
+    QStringList parts;
+    for (Severity s : {Severity::High, Severity::Medium, Severity::Low, Severity::Info})
+        if (const int n = counts[static_cast<std::size_t>(s)])
+            parts << QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(severityName(s)));
+    QString status = parts.isEmpty() ? tr("No findings")
+                                     : tr("%1 %2").arg(parts.join(QStringLiteral(", ")),
+                                                       m_analysis->findings.size() == 1 ? tr("finding") : tr("findings"));
+    if (!m_analysis->findings.empty()) {
+        const QString top = QString::fromStdString(m_analysis->findings.front().title);
+        status += QStringLiteral(" — ") + m_statusText->fontMetrics().elidedText(top, Qt::ElideRight, 520);
+    }
+    m_statusText->setText(m_sessionStatus.isEmpty() ? status : status + QStringLiteral("  ·  ") + m_sessionStatus);
+
+    if (m_selectTopFinding) {
+        m_selectTopFinding = false;
+        if (m_findings->selectTopFinding()) {
+            m_findingsDock->show();
+            m_findingsDock->raise();
+        }
+    }
 }
 
 void MainWindow::setLoaderOptions(const SessionLoader::Options &options)
@@ -491,108 +570,24 @@ void MainWindow::setLoaderOptions(const SessionLoader::Options &options)
     m_options = options;
 }
 
-namespace {
-
-QString originWords(RankOrigin o)
+InputChoices MainWindow::inputChoices() const
 {
-    switch (o) {
-    case RankOrigin::Content: return MainWindow::tr("the file's content");
-    case RankOrigin::FileName: return MainWindow::tr("the file name");
-    case RankOrigin::User: return MainWindow::tr("your setting");
-    case RankOrigin::Assigned: return MainWindow::tr("the lowest free rank (nothing in the file said)");
-    case RankOrigin::DeviceIndex: return MainWindow::tr("the GPU index taken as the rank (no NCCL lines to map it)");
-    case RankOrigin::NcclDevice: return MainWindow::tr("NCCL's \"rank R … cudaDev D\" lines");
-    }
-    return {};
-}
-
-// The user's entry for `path` in a path-keyed option map: the same path, or the same file named
-// another way (the command line's relative path).
-template<typename Map>
-auto findPath(Map &map, const std::string &path)
-{
-    if (auto it = map.find(path); it != map.end())
-        return it;
-    const QString canonical = QFileInfo(QString::fromStdString(path)).canonicalFilePath();
-    for (auto it = map.begin(); it != map.end(); ++it)
-        if (!canonical.isEmpty() && QFileInfo(QString::fromStdString(it->first)).canonicalFilePath() == canonical)
-            return it;
-    return map.end();
-}
-
-} // namespace
-
-SourceSettings MainWindow::sourceSettings(SourceId id) const
-{
-    SourceSettings out;
-    if (!m_session || id >= m_session->sources().size())
-        return out;
-    const Source &src = m_session->sources()[id];
-    out.path = QString::fromStdString(src.path);
-    out.format = QString::fromStdString(src.format);
-    out.timeZone = QString::fromStdString(m_options.timeZone);
-    for (const Source &s : m_session->sources())
-        if (s.format == "nvidia-smi" || s.format == "nccl-log" || s.format == "job-log")
-            out.zoneSources << QFileInfo(QString::fromStdString(s.path)).fileName();
-
-    const auto userMap = findPath(m_options.rankMaps, src.path);
-    const bool byDevice = src.rankOrigin == RankOrigin::DeviceIndex || src.rankOrigin == RankOrigin::NcclDevice
-        || (src.format == "nvidia-smi");
-    out.multiRank = byDevice || src.ranks.size() > 1 || userMap != m_options.rankMaps.end();
-    if (!out.multiRank) {
-        out.currentRank = src.ranks.empty() ? kNoRank : src.ranks.front();
-        out.rankOrigin = originWords(src.rankOrigin);
-        if (const auto it = findPath(m_options.rankOverrides, src.path); it != m_options.rankOverrides.end())
-            out.rankOverride = it->second;
-        return out;
-    }
-    out.mapOrigin = originWords(src.rankOrigin);
-    if (byDevice) {
-        // The GPU index stays on every track of the file; the rank it was given is the track's.
-        out.mapKeyName = tr("GPU index");
-        for (const Track &t : m_session->tracks())
-            if (t.source == id && t.device >= 0 && t.rank >= 0)
-                out.currentMap[t.device] = t.rank;
-    } else {
-        out.mapKeyName = tr("Rank in the file");
-        for (RankId r : src.ranks)
-            out.currentMap[r] = r;
-    }
-    if (userMap != m_options.rankMaps.end()) {
-        out.rankMap = std::map<int, RankId>(userMap->second.begin(), userMap->second.end());
-        // Keys the user mapped always get a row, even when the session no longer shows them.
-        for (const auto &[key, rank] : *out.rankMap)
-            out.currentMap.try_emplace(key, rank);
-    }
-    return out;
-}
-
-SessionLoader::Options MainWindow::applySourceSettings(SessionLoader::Options options, const SourceSettings &settings)
-{
-    const std::string path = settings.path.toStdString();
-    if (settings.multiRank) {
-        if (auto it = findPath(options.rankMaps, path); it != options.rankMaps.end())
-            options.rankMaps.erase(it);
-        if (settings.rankMap)
-            options.rankMaps[path] = std::map<RankId, RankId>(settings.rankMap->begin(), settings.rankMap->end());
-    } else {
-        if (auto it = findPath(options.rankOverrides, path); it != options.rankOverrides.end())
-            options.rankOverrides.erase(it);
-        if (settings.rankOverride)
-            options.rankOverrides[path] = *settings.rankOverride;
-    }
-    options.timeZone = settings.timeZone.toStdString();
-    return options;
+    return {m_options.rankOverrides, m_options.rankMaps, m_options.timeZone};
 }
 
 void MainWindow::editSourceSettings(SourceId source)
 {
     if (!m_session || source >= m_session->sources().size())
         return;
-    SourceSettingsDialog dialog(sourceSettings(source), this);
+    SourceSettingsDialog dialog(SourceSettings::forSource(*m_session, source, inputChoices()), this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    const SessionLoader::Options next = applySourceSettings(m_options, dialog.settings());
+    InputChoices choices = inputChoices();
+    dialog.settings().applyTo(choices);
+    SessionLoader::Options next = m_options;
+    next.rankOverrides = std::move(choices.rankOverrides);
+    next.rankMaps = std::move(choices.rankMaps);
+    next.timeZone = std::move(choices.timeZone);
     m_options = next;
     Q_EMIT optionsChanged(next);
 }

@@ -5,11 +5,14 @@
 // the loader's options: it is told them (setLoaderOptions) and, when the user changes a source's
 // settings, hands the new ones back with optionsChanged() for the owner to reload with.
 
+#include "analysiscontroller.h"
 #include "session.h"
 #include "sessionloader.h"
 
 #include <QMainWindow>
 #include <QStringList>
+
+#include <map>
 
 class QAction;
 class QDockWidget;
@@ -22,13 +25,15 @@ class QVBoxLayout;
 
 namespace rs {
 
+class ClockOffsetsPanel;
 class DetailsPanel;
+class FindingsPanel;
 class ImportLogPanel;
 class LogPanel;
 class MemorySummaryPanel;
 class TimelineView;
 class ViewState;
-struct SourceSettings;
+struct InputChoices;
 
 class MainWindow : public QMainWindow
 {
@@ -47,19 +52,23 @@ public:
     ImportLogPanel *importLogPanel() const { return m_importLog; }
     LogPanel *logPanel() const { return m_logs; }
     MemorySummaryPanel *memorySummaryPanel() const { return m_summaries; }
+    FindingsPanel *findingsPanel() const { return m_findings; }
+    ClockOffsetsPanel *clockOffsetsPanel() const { return m_offsets; }
+    /// The analysis shown (null before the first result of the session).
+    AnalysisPtr analysis() const { return m_analysis; }
     /// The loader options the current session was read with (as last told by setLoaderOptions).
     const SessionLoader::Options &loaderOptions() const { return m_options; }
-    /// What the Source Settings dialog shows for `source` of the current session under the
-    /// current options (public so the translation can be checked without a dialog).
-    SourceSettings sourceSettings(SourceId source) const;
-    /// `options` with the dialog's answer for `settings.path` applied.
-    static SessionLoader::Options applySourceSettings(SessionLoader::Options options, const SourceSettings &settings);
+    /// The rank and time-zone parts of loaderOptions(), as the Source Settings dialog takes them.
+    InputChoices inputChoices() const;
     /// Recent entries, newest first; each entry is the list of paths opened together.
     QList<QStringList> recentEntries() const;
 
 public Q_SLOTS:
     /// Shows `session` in every view (null: back to the welcome page).
     void setSession(rs::SessionPtr session);
+    /// Shows the analysis of the current session: findings, clock offsets (applied to the view),
+    /// spikes and divergence on the timeline. The first result of a session selects the top finding.
+    void setAnalysis(rs::AnalysisPtr analysis);
     /// Import progress: bytes done of total (total <= 0: unknown) and what is being read.
     void setImportProgress(qint64 done, qint64 total, const QString &currentFile);
     /// An import began: shows the progress bar and the Cancel button.
@@ -82,6 +91,8 @@ Q_SIGNALS:
     /// The user changed how sources are read: the owner should store `options` and reload the
     /// same paths with them.
     void optionsChanged(const rs::SessionLoader::Options &options);
+    /// The user edited clock offsets: the owner should re-analyse with these overrides.
+    void clockOffsetsEdited(const std::map<rs::RankId, rs::TimeNs> &offsets);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -113,6 +124,13 @@ private:
     ImportLogPanel *m_importLog;
     LogPanel *m_logs;
     MemorySummaryPanel *m_summaries;
+    FindingsPanel *m_findings;
+    ClockOffsetsPanel *m_offsets;
+    AnalysisPtr m_analysis;
+    bool m_selectTopFinding = false; // the next result is the session's first: land on the incident
+    QString m_sessionStatus;         // the session summary, kept to follow the findings summary
+    QDockWidget *m_findingsDock = nullptr;
+    QDockWidget *m_offsetsDock = nullptr;
     SessionLoader::Options m_options;
     QDockWidget *m_detailsDock = nullptr;
     QDockWidget *m_importLogDock = nullptr;

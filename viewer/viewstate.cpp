@@ -26,6 +26,7 @@ void ViewState::setFullRange(TimeRange range)
     setSelection({});
     setHovered({});
     setSelectedRank(kNoRank);
+    clearHighlight();
 }
 
 TimeRange ViewState::clamped(TimeRange range) const
@@ -172,6 +173,14 @@ void ViewState::setRanksCollapsed(const std::vector<RankId> &ranks, bool collaps
 {
     for (RankId r : ranks)
         setRankCollapsed(r, collapsed);
+}
+
+void ViewState::setHighlight(Highlight highlight)
+{
+    if (highlight == m_highlight)
+        return;
+    m_highlight = std::move(highlight);
+    Q_EMIT highlightChanged(m_highlight);
 }
 
 void ViewState::setClockOffsets(const QHash<RankId, TimeNs> &offsets)

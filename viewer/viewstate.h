@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QSet>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -38,6 +39,16 @@ struct EventRef {
     /// True for the kinds that live on a track (Span, Instant).
     bool onTrack() const { return kind == Kind::Span || kind == Kind::Instant; }
     friend bool operator==(const EventRef &, const EventRef &) = default;
+};
+
+/// What a finding points at: the groups of `ranks` get a tinted frame and `range` (view time) is
+/// shaded across them, so the eye finds the incident among dozens of ranks.
+struct Highlight {
+    std::vector<RankId> ranks; ///< ranks concerned; empty: no highlight
+    TimeRange range;           ///< view-time window shaded (may be empty: frame only)
+    bool isNone() const { return ranks.empty(); }
+    bool contains(RankId rank) const { return std::find(ranks.begin(), ranks.end(), rank) != ranks.end(); }
+    friend bool operator==(const Highlight &, const Highlight &) = default;
 };
 
 class ViewState : public QObject
@@ -111,6 +122,11 @@ public:
     TimeNs clockOffset(RankId rank) const { return m_offsets.value(rank, 0); }
     void setClockOffsets(const QHash<RankId, TimeNs> &offsets);
 
+    /// The ranks and time window of the selected finding (none by default; cleared by setFullRange).
+    const Highlight &highlight() const { return m_highlight; }
+    void setHighlight(Highlight highlight);
+    void clearHighlight() { setHighlight({}); }
+
 Q_SIGNALS:
     void fullRangeChanged(rs::TimeRange range);
     void visibleRangeChanged(rs::TimeRange range);
@@ -122,6 +138,7 @@ Q_SIGNALS:
     void rankHiddenChanged(rs::RankId rank, bool hidden);
     void rankCollapsedChanged(rs::RankId rank, bool collapsed);
     void clockOffsetsChanged();
+    void highlightChanged(const rs::Highlight &highlight);
 
 private:
     TimeRange clamped(TimeRange range) const;
@@ -139,6 +156,7 @@ private:
     QSet<RankId> m_hidden;
     QSet<RankId> m_collapsed;
     QHash<RankId, TimeNs> m_offsets;
+    Highlight m_highlight;
 };
 
 } // namespace rs

@@ -209,6 +209,16 @@ void LogParser::piece(const Piece &p)
         } else if (contentFlags(text) & (LogFlagUnusedParameters | LogFlagDesync | LogFlagWatchdogTimeout)) {
             kind = LogKind::PyTorch;
             level = contains(text, "Error") ? LogLevel::Error : LogLevel::Warning;
+        } else {
+            // Logging modules state their level near the start: "[WARNING] ...", "... - ERROR - ...".
+            const std::string_view head = text.substr(0, 80);
+            for (std::string_view w : {"[ERROR]", " ERROR ", "ERROR:", "- ERROR -", "[CRITICAL]", "CRITICAL:"})
+                if (contains(head, w))
+                    level = LogLevel::Error;
+            if (level == LogLevel::Info)
+                for (std::string_view w : {"[WARNING]", " WARNING ", "WARNING:", "- WARNING -", "[WARN]", " WARN "})
+                    if (contains(head, w))
+                        level = LogLevel::Warning;
         }
     }
     Piece owner = p;
@@ -433,6 +443,11 @@ void LogParser::finish()
         m_out.warning("c10/glog time stamps carry no year and the log has no full date to take it from; "
                       "those records stay untimed");
     }
+    // In a log of several ranks, a line no rank claimed (the launcher's own output) is the job's.
+    if (m_ranks.size() > 1)
+        for (LogRecord &r : logs.records)
+            if (r.rank == kNoRank)
+                r.rank = kJobLevel;
     if (!m_ranks.empty()) {
         m_out.source().ranks.assign(m_ranks.begin(), m_ranks.end());
         m_out.source().rankOrigin = RankOrigin::Content;

@@ -104,10 +104,14 @@ public:
 
     void row(std::vector<std::string> fields, std::int64_t lineNo)
     {
-        if (fields.size() < m_cols.size())
+        if (fields.size() < m_cols.size()) {
             m_out.warning("row has " + std::to_string(fields.size()) + " of " + std::to_string(m_cols.size())
-                              + " fields (cut off); the fields present are kept",
+                              + " fields (cut off); the complete fields are kept",
                           lineNo);
+            // The last field of a cut row is itself cut ("NVIDIA A100-S"): only whole fields count.
+            if (fields.size() > 1)
+                fields.pop_back();
+        }
         else if (fields.size() > m_cols.size())
             m_out.warning("row has " + std::to_string(fields.size()) + " fields but the header names "
                               + std::to_string(m_cols.size()) + "; the extra fields are ignored",

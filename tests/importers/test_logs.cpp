@@ -240,14 +240,17 @@ void TestLogs::splicedLines()
 void TestLogs::jobLogSplitsRanks()
 {
     const SourceBuilder b = importText("[rank0]: step 1 loss 2.0\n"
-                                       "[rank1]: step 1 loss 2.1\n"
+                                       "[rank1]: [WARNING] step 1 loss 2.1\n"
                                        "[rank1]: h:7:7 [1] NCCL INFO Bootstrap : Using eth0\n"
-                                       "W0801 13:23:20.000000 32974 torch/distributed/elastic/multiprocessing/api.py:890] Sending process 33051 closing signal SIGTERM\n");
+                                       "W0801 13:23:20.000000 32974 torch/distributed/elastic/multiprocessing/api.py:890] Sending process 33051 closing signal SIGTERM\n"
+                                       "+ torchrun --nproc-per-node 2 train.py\n");
     QCOMPARE(b.source().format, std::string("job-log"));
     QCOMPARE(b.source().ranks, std::vector<RankId>({0, 1}));
     const auto &r = b.logs().records;
-    QCOMPARE(r.size(), std::size_t(4));
+    QCOMPARE(r.size(), std::size_t(5));
     QCOMPARE(r[0].rank, 0);
+    QCOMPARE(r[1].level, LogLevel::Warning); // the logging module's own level word
+    QCOMPARE(r[4].rank, kJobLevel);          // a line no rank claimed belongs to the job
     QCOMPARE(r[0].kind, LogKind::Other);
     QCOMPARE(r[0].text, std::string("step 1 loss 2.0"));
     QCOMPARE(r[2].rank, 1);
@@ -329,7 +332,7 @@ void TestLogs::childFailedSummary()
     QVERIFY(f[1].rootCause);
     QCOMPARE(f[1].line, 15);
     QCOMPARE(b.logs().records.back().text, std::string("after the summary"));
-    QCOMPARE(b.logs().records.back().rank, kNoRank);
+    QCOMPARE(b.logs().records.back().rank, kJobLevel); // a multi-rank log: unclaimed lines are the job's
 }
 
 void TestLogs::ooomTracebackAndTableGoToRank()

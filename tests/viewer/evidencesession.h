@@ -84,7 +84,8 @@ inline EvidenceSession makeEvidenceSession()
         b.addCounterSample(reserved, kEvBase + 500, 20.0 * kGiB);
         b.addCounterSample(reserved, kEvBase + 6000, (r == 1 ? 78.0 : 50.0) * kGiB);
         if (r == 1)
-            b.addInstant(cpu, {kEvBase + 7000, b.intern("[OutOfMemory]"), b.intern("cpu_instant_event"), kNoArgs, SpanFlagOutOfMemory});
+            b.addInstant(cpu, {kEvBase + 7000, b.intern("[OutOfMemory]"), b.intern("cpu_instant_event"),
+                               b.addArgs(R"({"Total Reserved":83751862272,"Bytes":2147483648,"Device Id":1})"), SpanFlagOutOfMemory});
         b.finish();
         sb.addSource(std::move(b));
     }

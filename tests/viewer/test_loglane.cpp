@@ -163,6 +163,8 @@ void TestLogLane::clickSelectsAndDetailsShowIt()
     // Untimed and job-level records show as such.
     m_state->setSelection(EventRef::logRecord(RecR0Untimed));
     QVERIFY(details.fieldValue(QStringLiteral("Time")).startsWith(QStringLiteral("—")));
+    // ... with the stamped lines of the same file around it.
+    QVERIFY(details.fieldValue(QStringLiteral("Printed between")).startsWith(QStringLiteral("1 µs and 2 µs")));
     m_state->setSelection(EventRef::logRecord(RecJobFailed));
     QCOMPARE(details.fieldValue(QStringLiteral("Rank")), QStringLiteral("job"));
     // The OOM itself, selected on the memory chart.
@@ -230,8 +232,24 @@ void TestLogLane::logOnlySessionHasATimeAxis()
     b.finish();
     sb.addSource(std::move(b));
     m_view->setSession(sb.freeze());
+    QVERIFY(m_view->hasTimedData());
     QCOMPARE(m_state->fullRange(), (TimeRange{kEvBase, kEvBase + 2000001}));
     QVERIFY(m_view->rankGroup(0)->layout().logLane());
+
+    // Untimed records only: no time axis to speak of, and no lane.
+    SessionBuilder untimed;
+    SourceBuilder u("/untimed.log");
+    u.source().format = "nccl-log";
+    u.source().ranks = {0};
+    LogRecord r;
+    r.rank = 0;
+    r.line = 1;
+    u.logs().records.push_back(r);
+    u.finish();
+    untimed.addSource(std::move(u));
+    m_view->setSession(untimed.freeze());
+    QVERIFY(!m_view->hasTimedData());
+    QVERIFY(!m_view->rankGroup(0)->layout().logLane());
 }
 
 QTEST_MAIN(TestLogLane)

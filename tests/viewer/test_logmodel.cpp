@@ -201,6 +201,10 @@ void TestLogModel::panelFollowsSelectedRankAndSelection()
     QCOMPARE(panel.rankCombo()->currentData().toInt(), 1);
     QCOMPARE(panel.proxy()->rankFilter(), std::optional<RankId>(1));
     QCOMPARE(panel.proxy()->rowCount(), 4);
+    // A record of another rank picked on the timeline switches the rank filter to show it.
+    m_state->setSelection(EventRef::logRecord(RecR0Warn));
+    QCOMPARE(panel.proxy()->rankFilter(), std::optional<RankId>(0));
+    QCOMPARE(panel.view()->currentIndex().data(LogModel::RecordIndexRole).toUInt(), uint(RecR0Warn));
     m_state->clearSelectedRank();
     QCOMPARE(panel.proxy()->rankFilter(), std::nullopt);
 

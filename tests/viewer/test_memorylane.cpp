@@ -88,8 +88,8 @@ void TestMemoryLane::nvidiaSmiSharesTheChart()
     QVERIFY(plot->pointCount(i) >= 10);
     QCOMPARE(plot->graph(i)->pen().style(), Qt::CustomDashLine);
     QVERIFY(plot->graph(indexOf(plot, &plot->series().front()))->brush().style() != Qt::NoBrush);
-    // The lane's legend needs a row per curve.
-    QVERIFY(g0->layout().memoryLane()->height >= LaneLayout::kRowHeight + 3 * LaneLayout::kLegendRow);
+    // The lane's legend needs a row per curve and one for the capacity.
+    QVERIFY(g0->layout().memoryLane()->height >= LaneLayout::kRowHeight + 4 * LaneLayout::kLegendRow);
     // nvidia-smi's memory.used is in the chart, not a lane of its own.
     QVERIFY(g0->laneRect(m_e.used0).isEmpty());
 }
@@ -98,23 +98,23 @@ void TestMemoryLane::oomMarksAndCapacity()
 {
     MemoryPlot *plot1 = m_view->rankGroup(1)->memoryPlot();
     QVERIFY(plot1);
-    // The log's OOM (with its request) and the trace's [OutOfMemory] instant.
+    // The log's OOM and the trace's [OutOfMemory] instant, each with the request it names.
     QCOMPARE(plot1->oomMarks().size(), std::size_t(2));
     QCOMPARE(plot1->oomMarks()[0].time, kEvBase + 7000);
     QStringList labels;
     for (const auto &m : plot1->oomMarks())
         labels << m.label;
-    QVERIFY(labels.contains(QStringLiteral("OOM · 2.00 GiB")));
-    QVERIFY(labels.contains(QStringLiteral("OOM")));
+    QCOMPARE(labels, QStringList({QStringLiteral("OOM · 2.00 GiB"), QStringLiteral("OOM · 2.00 GiB")}));
     plot1->repaint();
-    // Two items per OOM (line, label) plus the capacity rule and its label: 80 GiB lies on the
+    // Two items per OOM (line, label) plus the capacity rule: 80 GiB lies on the
     // shared axis (its top is 1.1 × the largest value, 78 GiB).
-    QCOMPARE(plot1->itemCount(), 2 * 2 + 2);
+    QCOMPARE(plot1->itemCount(), 2 * 2 + 1);
+    QCOMPARE(plot1->capacity(), 80.0 * kGiB);
     QVERIFY(m_view->rankGroup(0)->memoryPlot()->oomMarks().empty());
     // Out of view, no OOM items.
     m_state->setVisibleRange({kEvBase + 100, kEvBase + 3000});
     plot1->repaint();
-    QCOMPARE(plot1->itemCount(), 2);
+    QCOMPARE(plot1->itemCount(), 1);
 }
 
 void TestMemoryLane::oomLineIsHitTestable()

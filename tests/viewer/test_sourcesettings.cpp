@@ -1,6 +1,9 @@
 // The Source Settings dialog round-trips plain values: a single-rank file's override, a multi-rank
 // file's GPU → rank map (unchanged means automatic, a map the user set stays set until reset), and
-// the session's time zone, which must be one the system knows.
+// the session's time zone, which must be one the system knows. SourceSettings translates between a
+// session plus the choices in force and what the dialog shows, and writes the answer back.
+
+#include "evidencesession.h"
 
 #include "dialogs/sourcesettingsdialog.h"
 
@@ -60,6 +63,8 @@ private Q_SLOTS:
     void userMapStaysUntilAutomatic();
     void timeZoneRoundTrip();
     void unknownTimeZoneIsRefused();
+    void settingsFromTheSession();
+    void answersWriteBackIntoTheChoices();
 };
 
 void TestSourceSettings::singleRankOverride()
@@ -163,6 +168,72 @@ void TestSourceSettings::unknownTimeZoneIsRefused()
     for (QLabel *l : d.findChildren<QLabel *>())
         explained = explained || (l->isVisible() && l->text().contains(QLatin1String("Mars/Olympus_Mons")));
     QVERIFY(explained);
+}
+
+void TestSourceSettings::settingsFromTheSession()
+{
+    const test::EvidenceSession e = test::makeEvidenceSession();
+    const Session &s = *e.session;
+    InputChoices choices;
+    choices.timeZone = "Asia/Tokyo";
+    // A single-rank trace: its rank and where it came from.
+    const SourceSettings trace = SourceSettings::forSource(s, 1, choices);
+    QCOMPARE(trace.path, QStringLiteral("/incident/rank1.pt.trace.json"));
+    QVERIFY(!trace.multiRank);
+    QCOMPARE(trace.currentRank, 1);
+    QCOMPARE(trace.rankOrigin, SourceSettings::originWords(RankOrigin::Content));
+    QCOMPARE(trace.rankOverride, std::nullopt);
+    QCOMPARE(trace.timeZone, QStringLiteral("Asia/Tokyo"));
+    // The zone matters to the CSV and the log only.
+    QCOMPARE(trace.zoneSources, QStringList({QStringLiteral("smi.csv"), QStringLiteral("job.log")}));
+    // nvidia-smi: GPU index → the rank of that GPU's tracks, from the device index.
+    const SourceSettings smi = SourceSettings::forSource(s, 2, choices);
+    QVERIFY(smi.multiRank);
+    QCOMPARE(smi.mapKeyName, QStringLiteral("GPU index"));
+    QCOMPARE(smi.mapOrigin, SourceSettings::originWords(RankOrigin::DeviceIndex));
+    QCOMPARE(smi.currentMap, (std::map<int, RankId>{{0, 0}, {1, 1}}));
+    QCOMPARE(smi.rankMap, std::nullopt);
+    // A job log feeding ranks 0 and 1 maps its own ranks.
+    const SourceSettings log = SourceSettings::forSource(s, 3, choices);
+    QVERIFY(log.multiRank);
+    QCOMPARE(log.mapKeyName, QStringLiteral("Rank in the file"));
+    // The user's choices in force are shown.
+    choices.rankOverrides["/incident/rank1.pt.trace.json"] = 5;
+    choices.rankMaps["/incident/smi.csv"] = {{0, 6}, {1, 7}, {3, 9}};
+    QCOMPARE(SourceSettings::forSource(s, 1, choices).rankOverride, std::optional<RankId>(5));
+    const SourceSettings mapped = SourceSettings::forSource(s, 2, choices);
+    QCOMPARE(mapped.rankMap, std::optional(std::map<int, RankId>{{0, 6}, {1, 7}, {3, 9}}));
+    QVERIFY(mapped.currentMap.count(3)); // a mapped GPU keeps its row
+}
+
+void TestSourceSettings::answersWriteBackIntoTheChoices()
+{
+    InputChoices choices;
+    choices.rankOverrides["/traces/other.json"] = 1;
+    SourceSettings single = singleRank();
+    single.rankOverride = 4;
+    single.timeZone = QStringLiteral("UTC");
+    single.applyTo(choices);
+    QCOMPARE(choices.rankOverrides.at("/traces/worker3.pt.trace.json"), 4);
+    QCOMPARE(choices.rankOverrides.at("/traces/other.json"), 1);
+    QCOMPARE(choices.timeZone, std::string("UTC"));
+    // Back to automatic drops the entry.
+    single.rankOverride.reset();
+    single.applyTo(choices);
+    QVERIFY(!choices.rankOverrides.count("/traces/worker3.pt.trace.json"));
+    SourceSettings multi = multiRank();
+    multi.rankMap = std::map<int, RankId>{{0, 2}, {1, 3}};
+    multi.applyTo(choices);
+    QCOMPARE(choices.rankMaps.at("/logs/smi.csv"), (std::map<RankId, RankId>{{0, 2}, {1, 3}}));
+    QCOMPARE(choices.timeZone, std::string("Europe/Berlin"));
+    multi.rankMap.reset();
+    multi.applyTo(choices);
+    QVERIFY(choices.rankMaps.empty());
+    // The dialog's answer goes through the same path.
+    SourceSettingsDialog d(multiRank());
+    d.mapRankSpin(0)->setValue(9);
+    d.settings().applyTo(choices);
+    QCOMPARE(choices.rankMaps.at("/logs/smi.csv").at(0), 9);
 }
 
 QTEST_MAIN(TestSourceSettings)

@@ -51,6 +51,8 @@ rs_configure() {
               -DRANKSCOPE_WERROR="$werror")
   if command -v ccache >/dev/null 2>&1; then
     args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    # Paths relative to the checkout, so another clone of the project reuses the same cache.
+    export CCACHE_BASEDIR="$RS_ROOT" CCACHE_NOHASHDIR=true
   fi
   rs_log "configuring $RS_BUILD_DIR"
   cmake "${args[@]}" "$@" >/dev/null

@@ -116,6 +116,11 @@ QPen MemoryPlot::pen(Style style, const QColor &color)
     return QPen(color);
 }
 
+QPen MemoryPlot::capacityPen()
+{
+    return QPen(QColor(0xc9, 0x1d, 0x2e, 170), 1, Qt::DashDotLine);
+}
+
 void MemoryPlot::setValueMax(double bytes)
 {
     // Headroom so the peak does not touch the lane above.
@@ -139,6 +144,22 @@ void MemoryPlot::setOomMarks(std::vector<OomMark> marks)
     update();
 }
 
+void MemoryPlot::setSpikeMarks(std::vector<SpikeMark> marks)
+{
+    m_spikes = std::move(marks);
+    m_dirty = true;
+    update();
+}
+
+void MemoryPlot::setHighlightRange(TimeRange viewRange)
+{
+    if (viewRange == m_highlight)
+        return;
+    m_highlight = viewRange;
+    m_dirty = true;
+    update();
+}
+
 void MemoryPlot::rebuildItems(TimeNs shift)
 {
     clearItems();
@@ -147,27 +168,51 @@ void MemoryPlot::rebuildItems(TimeNs shift)
     f.setPixelSize(10);
     f.setBold(true);
     // The capacity rule only when it falls on the chart: a 2 GiB job on an 80 GiB card keeps its
-    // curves readable rather than squashed under a far-away line.
+    // curves readable rather than squashed under a far-away line. Its value is in the legend, where
+    // no OOM label can cover it.
     if (m_capacity > 0 && m_capacity <= yAxis->range().upper) {
         auto *cap = new QCPItemStraightLine(this);
         cap->point1->setCoords(0, m_capacity);
         cap->point2->setCoords(1, m_capacity);
-        QPen p(QColor(0xc9, 0x1d, 0x2e, 150), 1, Qt::DashDotLine);
-        cap->setPen(p);
-        auto *text = new QCPItemText(this);
-        text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-        text->position->setTypeY(QCPItemPosition::ptPlotCoords);
-        text->position->setCoords(1.0, m_capacity);
-        // Under the rule: above it the label would run into the lane above at the chart's top.
-        text->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-        text->setPadding(QMargins(0, 1, 6, 0));
-        QFont cf = f;
-        cf.setBold(false);
-        text->setFont(cf);
-        text->setColor(QColor(0xa3, 0x1a, 0x28));
-        text->setText(tr("capacity %1").arg(TimeFormat::bytes(m_capacity)));
+        cap->setPen(capacityPen());
     }
     const QCPRange keys = xAxis->range();
+    const QColor amber(0xe0, 0x8e, 0x00);
+    if (!m_highlight.isEmpty()) {
+        auto *band = new QCPItemRect(this);
+        band->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        band->topLeft->setCoords(static_cast<double>(m_highlight.begin - m_origin), 0);
+        band->bottomRight->setCoords(static_cast<double>(m_highlight.end - m_origin), 1);
+        band->setPen(QPen(QColor(0xe0, 0x8e, 0x00, 200), 1, Qt::DashLine));
+        band->setBrush(QColor(0xe0, 0x8e, 0x00, 34));
+    }
+    // Spikes under the OOM marks: the rise explains the OOM, the OOM stays the loudest mark.
+    const double npp = static_cast<double>(std::max<TimeNs>(1, m_visible.duration())) / std::max(1, width());
+    for (const SpikeMark &m : m_spikes) {
+        const double k0 = static_cast<double>(m.time + shift);
+        const double k1 = std::max(k0 + 3 * npp, static_cast<double>(m.time + m.duration + shift));
+        if (k1 < keys.lower || k0 > keys.upper)
+            continue;
+        auto *rise = new QCPItemRect(this);
+        rise->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        rise->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        rise->topLeft->setCoords(k0, 0.12);
+        rise->bottomRight->setCoords(k1, 1);
+        rise->setPen(Qt::NoPen);
+        rise->setBrush(QColor(0xe0, 0x8e, 0x00, 46));
+        auto *tag = new QCPItemText(this);
+        tag->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        tag->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        tag->position->setCoords(std::clamp((k0 + k1) / 2, keys.lower, keys.upper), 0.0);
+        tag->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
+        tag->setPadding(QMargins(3, 1, 3, 1));
+        tag->setBrush(QColor(0xfd, 0xf3, 0xdc));
+        tag->setPen(QPen(amber));
+        tag->setColor(QColor(0x8a, 0x55, 0x00));
+        tag->setFont(f);
+        tag->setText(m.label);
+    }
     for (const OomMark &m : m_ooms) {
         const double k = static_cast<double>(m.time + shift);
         if (k < keys.lower || k > keys.upper)

@@ -1,7 +1,8 @@
 #pragma once
 // The memory lane of a rank: PyTorch's allocated and reserved bytes, the allocator snapshot's
 // replayed totals and nvidia-smi's device-wide used memory, as step curves on the timeline's time
-// axis, with the GPU's capacity and the rank's out-of-memory moments marked. The series are
+// axis, with the GPU's capacity (a rule, named in the lane's legend) and the rank's out-of-memory
+// moments marked. The series are
 // decimated to min/max columns before QCustomPlot sees them, so a million allocator events plot as
 // fast as a thousand, and a one-event spike still shows. The chart is a picture only: the timeline
 // handles the mouse.
@@ -47,6 +48,14 @@ public:
         QString label;    ///< short text next to the marker ("OOM 62 MiB")
     };
 
+    /// A large rise of allocated memory the analysis found: shaded, with its size as label.
+    struct SpikeMark {
+        TimeNs time = 0;     ///< data time the rise starts (the clock offset is applied like for the curves)
+        TimeNs duration = 0; ///< how long the rise took
+        QString label;       ///< "+60.98 GiB"
+        QString tooltip;     ///< attribution and step (rich text)
+    };
+
     explicit MemoryPlot(QWidget *parent = nullptr);
 
     /// Replaces the curves; they are drawn in order, so areas should come before lines.
@@ -56,9 +65,17 @@ public:
     void setValueMax(double bytes);
     /// The GPU's memory in bytes, drawn as a horizontal rule when it lies within the axis; 0: none.
     void setCapacity(double bytes);
+    double capacity() const { return m_capacity; }
+    /// The pen of the capacity rule (the gutter legend draws the same).
+    static QPen capacityPen();
     /// Out-of-memory moments: a red vertical line with a marker and a label each.
     void setOomMarks(std::vector<OomMark> marks);
     const std::vector<OomMark> &oomMarks() const { return m_ooms; }
+    /// Allocation spikes: an amber band over each rise with its size on top.
+    void setSpikeMarks(std::vector<SpikeMark> marks);
+    const std::vector<SpikeMark> &spikeMarks() const { return m_spikes; }
+    /// A view-time window to shade (the selected finding's), or an empty range for none.
+    void setHighlightRange(TimeRange viewRange);
     /// The pen a curve of `style` in `color` is drawn with (the gutter legend draws the same).
     static QPen pen(Style style, const QColor &color);
     /// Aligns the vertical grid with the ruler: its step and sub-tick count.
@@ -79,6 +96,8 @@ private:
 
     std::vector<Series> m_series;
     std::vector<OomMark> m_ooms;
+    std::vector<SpikeMark> m_spikes;
+    TimeRange m_highlight;
     double m_capacity = 0;
     double m_valueMax = 0;
     QSharedPointer<TimeAxisTicker> m_ticker;

@@ -56,7 +56,7 @@ SourceSettingsDialog::SourceSettingsDialog(const SourceSettings &settings, QWidg
     layout->addWidget(createZoneGroup());
     layout->addWidget(m_error);
     layout->addWidget(buttons);
-    resize(520, settings.multiRank ? 560 : 380);
+    resize(520, settings.multiRank ? 540 : sizeHint().height());
 }
 
 QWidget *SourceSettingsDialog::createRankGroup()
@@ -89,6 +89,7 @@ QWidget *SourceSettingsDialog::createMapGroup()
     m_map->verticalHeader()->hide();
     m_map->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_map->setSelectionMode(QAbstractItemView::NoSelection);
+    m_map->setFocusPolicy(Qt::NoFocus); // the spin boxes take the focus, not the cells
     const std::map<int, RankId> &shown = m_in.rankMap ? *m_in.rankMap : m_in.currentMap;
     int row = 0;
     for (const auto &[key, rank] : m_in.currentMap) {
@@ -105,6 +106,7 @@ QWidget *SourceSettingsDialog::createMapGroup()
         m_map->setCellWidget(row, 1, spin);
         ++row;
     }
+    m_map->verticalHeader()->setDefaultSectionSize(m_map->fontMetrics().height() + 10);
     m_mapWarning = new QLabel;
     m_mapWarning->setWordWrap(true);
     m_mapWarning->setStyleSheet(QStringLiteral("color: #a15c07;"));

@@ -21,6 +21,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <optional>
 
 namespace rs {
 
@@ -184,7 +185,7 @@ void DetailsPanel::showLogRecord(std::uint32_t index)
     const LogStyle::Mark mark = LogStyle::mark(r);
     const QString text = QString::fromStdString(r.text);
     // The title is for recognising the record; the whole message is one row below and in the tooltip.
-    constexpr int kTitleChars = 160;
+    constexpr int kTitleChars = 110;
     QString title = text.simplified();
     if (title.size() > kTitleChars) {
         const qsizetype cut = title.lastIndexOf(QLatin1Char(' '), kTitleChars);
@@ -203,6 +204,28 @@ void DetailsPanel::showLogRecord(std::uint32_t index)
     addField(tr("Rank"), r.rank >= 0 ? QString::number(r.rank) : LogStyle::rankName(r.rank));
     if (r.time == kNoTime) {
         addField(tr("Time"), tr("— (the line has no usable time stamp)"));
+        // Where the file puts it, said as such: the nearest stamped lines before and after it.
+        const auto &records = s.logs().records;
+        constexpr std::uint32_t kReach = 5000;
+        std::optional<TimeNs> before, after;
+        for (std::uint32_t i = index; i-- > 0 && index - i <= kReach && records[i].source == r.source;)
+            if (records[i].time != kNoTime) {
+                before = records[i].time;
+                break;
+            }
+        for (std::uint32_t i = index + 1; i < records.size() && i - index <= kReach && records[i].source == r.source; ++i)
+            if (records[i].time != kNoTime) {
+                after = records[i].time;
+                break;
+            }
+        const TimeNs origin = m_state->fullRange().begin;
+        if (before && after)
+            addField(tr("Printed between"), tr("%1 and %2 (the stamped lines around it)")
+                                                .arg(TimeFormat::precise(*before - origin), TimeFormat::precise(*after - origin)));
+        else if (before)
+            addField(tr("Printed after"), tr("%1 (the last stamped line before it)").arg(TimeFormat::precise(*before - origin)));
+        else if (after)
+            addField(tr("Printed before"), tr("%1 (the next stamped line)").arg(TimeFormat::precise(*after - origin)));
     } else {
         const TimeNs t = r.time + (r.rank >= 0 ? m_state->clockOffset(r.rank) : 0);
         addField(tr("Time"), TimeFormat::precise(t - m_state->fullRange().begin));

@@ -190,7 +190,17 @@ void LogPanel::followSelection(const EventRef &event)
 {
     if (event.kind != EventRef::Kind::LogRecord)
         return;
-    const QModelIndex i = m_proxy->indexOfRecord(event.index);
+    QModelIndex i = m_proxy->indexOfRecord(event.index);
+    const SessionPtr s = m_model->session();
+    if (!i.isValid() && s && event.index < s->logs().records.size() && m_proxy->rankFilter()) {
+        // A marker of another rank was picked on the timeline: show that rank's records rather than
+        // leave the table pointing nowhere. Level and text filters are the user's and stay.
+        const int entry = m_rank->findData(s->logs().records[event.index].rank);
+        if (entry >= 0) {
+            m_rank->setCurrentIndex(entry);
+            i = m_proxy->indexOfRecord(event.index);
+        }
+    }
     if (!i.isValid() || m_view->currentIndex().row() == i.row())
         return;
     m_following = true;

@@ -1,5 +1,8 @@
 #include "evidenceindex.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <algorithm>
 
 namespace rs {
@@ -8,6 +11,17 @@ namespace {
 
 const std::vector<TimedLog> kNoLogs;
 const std::vector<OomMarker> kNoOoms;
+
+// The profiler's [OutOfMemory] instant carries the failed request as args "Bytes".
+std::int64_t requestedBytes(std::string_view args)
+{
+    if (args.empty())
+        return -1;
+    const QJsonValue bytes = QJsonDocument::fromJson(QByteArray(args.data(), static_cast<qsizetype>(args.size())))
+                                 .object()
+                                 .value(QLatin1String("Bytes"));
+    return bytes.isDouble() ? static_cast<std::int64_t>(bytes.toDouble()) : -1;
+}
 
 } // namespace
 
@@ -55,7 +69,7 @@ void EvidenceIndex::build(const Session *session)
         for (std::uint32_t i = 0; i < t.instants.size(); ++i)
             if (t.instants[i].flags & SpanFlagOutOfMemory) {
                 PerRank &pr = m_ranks[t.rank];
-                pr.ooms.push_back({t.instants[i].time, EventRef::instant(id, i), -1});
+                pr.ooms.push_back({t.instants[i].time, EventRef::instant(id, i), requestedBytes(session->args(id, t.instants[i].args))});
                 ++pr.oomInstants;
             }
     }

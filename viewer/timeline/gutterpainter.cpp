@@ -161,6 +161,15 @@ void GutterPainter::lane(const Lane &lane, const MemoryPlot *plot, RankId rank)
             if (y + LaneLayout::kLegendRow > lane.top + lane.height)
                 break;
         }
+        if (plot->capacity() > 0 && y + LaneLayout::kLegendRow <= lane.top + lane.height) {
+            m_p.setPen(MemoryPlot::capacityPen());
+            m_p.drawLine(QPointF(kStripe + 12, y + 8), QPointF(kStripe + 27, y + 8));
+            m_p.setPen(kMuted);
+            m_p.drawText(QRect(kStripe + 30, y, g - kStripe - 38, 15), Qt::AlignLeft | Qt::AlignVCenter, tr("GPU capacity"));
+            m_p.setPen(kTitle);
+            m_p.drawText(QRect(kStripe + 30, y, g - kStripe - 38, 15), Qt::AlignRight | Qt::AlignVCenter,
+                         TimeFormat::bytes(plot->capacity()));
+        }
     } else if (lane.kind == Lane::Kind::Counter && lane.track < m_ctx.counterMax.size()) {
         m_p.setPen(kMuted);
         const Track &t = m_ctx.session->tracks()[lane.track];

@@ -77,8 +77,10 @@ void LaneLayout::build(const Session &session, const Rank &rank, bool collapsed,
     }
     if (!m_memoryTracks.empty()) {
         const int device = session.tracks()[m_memoryTracks.front()].device;
-        // The gutter lists every curve with its peak: one title row, one row per curve.
-        const int legend = kRowHeight + kLegendRow * static_cast<int>(m_memoryTracks.size()) + 6;
+        // The gutter lists every curve with its peak, and the GPU's capacity: one title row, one
+        // row per curve, one for the capacity when it is known.
+        const int rows = static_cast<int>(m_memoryTracks.size()) + (deviceCapacity(rank, device) > 0 ? 1 : 0);
+        const int legend = kRowHeight + kLegendRow * rows + 6;
         add(Lane::Kind::Memory, kNoTrack, std::max(kMemoryHeight, legend), tr("Memory · GPU %1").arg(device));
     }
     if (!rank.steps.empty())
@@ -117,6 +119,32 @@ void LaneLayout::build(const Session &session, const Rank &rank, bool collapsed,
         }
     }
     m_height = y + kGroupGap;
+}
+
+int LaneLayout::rankDevice(const Session &session, const Rank &rank)
+{
+    for (TrackId id : rank.tracks) {
+        const Track &t = session.tracks()[id];
+        if (t.device >= 0 && (isDeviceMemory(t) || t.kind == TrackKind::GpuStream))
+            return t.device;
+    }
+    return -1;
+}
+
+const DeviceInfo *LaneLayout::deviceInfo(const Rank &rank, int device)
+{
+    for (const DeviceInfo &d : rank.devices)
+        if (d.id == device && !d.name.empty())
+            return &d;
+    return nullptr;
+}
+
+std::int64_t LaneLayout::deviceCapacity(const Rank &rank, int device)
+{
+    for (const DeviceInfo &d : rank.devices)
+        if (d.id == device && d.totalMemory > 0)
+            return d.totalMemory;
+    return 0;
 }
 
 const Lane *LaneLayout::laneAt(int y) const

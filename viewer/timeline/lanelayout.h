@@ -68,6 +68,13 @@ public:
     /// Tracks whose level 0 makes up the collapsed summary strip (GPU streams, else CPU threads).
     const std::vector<TrackId> &summaryTracks() const { return m_summaryTracks; }
 
+    /// The GPU the rank ran on: the device of its first memory counter or GPU stream, -1 if none.
+    /// (A trace or an nvidia-smi CSV describes every GPU of the host, so Rank::devices has them all.)
+    static int rankDevice(const Session &session, const Rank &rank);
+    /// The description of GPU `device` among the rank's devices, or nullptr.
+    static const DeviceInfo *deviceInfo(const Rank &rank, int device);
+    /// Bytes of GPU `device` as the rank's sources describe it, 0 when unknown.
+    static std::int64_t deviceCapacity(const Rank &rank, int device);
     /// The name to show for `track`: its own name, else one made from its kind and ids.
     static QString trackTitle(const Session &session, const Track &track);
 

@@ -1,5 +1,6 @@
 #include "rankgroupwidget.h"
 
+#include "analysisoverlay.h"
 #include "charts/memoryplot.h"
 #include "counterformat.h"
 #include "gutterpainter.h"
@@ -104,14 +105,31 @@ RankGroupWidget::RankGroupWidget(TimelineContext &context, RankId rank, QWidget 
                   : timed == 0  ? tr("%1, none timed").arg(records)
                                 : tr("%1 (%2 untimed)").arg(records).arg(QLocale().toString(static_cast<qint64>(logs - timed))));
     }
-    if (!r.devices.empty() && !r.devices.front().name.empty())
-        parts << QString::fromStdString(r.devices.front().name);
+    if (const DeviceInfo *d = LaneLayout::deviceInfo(r, LaneLayout::rankDevice(*m_ctx.session, r)))
+        parts << tr("GPU %1: %2").arg(d->id).arg(QString::fromStdString(d->name));
     m_summary = parts.join(QStringLiteral("  ·  "));
     if (const std::size_t ooms = m_ctx.evidence.oomCount(m_rank))
         m_alerts << (ooms == 1 ? tr("OOM") : tr("%1 OOMs").arg(ooms));
     if (const std::size_t errors = m_ctx.evidence.errorCount(m_rank))
         m_alerts << countOf(static_cast<qint64>(errors), tr("error"), tr("errors"));
     relayout();
+    analysisChanged();
+}
+
+void RankGroupWidget::analysisChanged()
+{
+    m_divergence = m_ctx.analysis ? AnalysisOverlay::divergenceBadge(*m_ctx.analysis, m_rank) : QString();
+    if (m_plot)
+        m_plot->setSpikeMarks(m_ctx.analysis ? AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank) : std::vector<MemoryPlot::SpikeMark>());
+    update();
+}
+
+void RankGroupWidget::highlightChanged()
+{
+    const Highlight &h = m_ctx.state->highlight();
+    if (m_plot)
+        m_plot->setHighlightRange(h.contains(m_rank) ? h.range : TimeRange());
+    update();
 }
 
 const Rank &RankGroupWidget::rankData() const
@@ -154,25 +172,21 @@ void RankGroupWidget::buildChart()
     if (!m_plot) {
         m_plot = new MemoryPlot(this);
         m_plot->setSeries(memorySeries(*m_ctx.session, m_layout.memoryTracks(), m_rank));
-        m_plot->setCapacity(static_cast<double>(deviceCapacity()));
+        m_plot->setCapacity(static_cast<double>(
+            LaneLayout::deviceCapacity(rankData(), m_ctx.session->tracks()[m_layout.memoryTracks().front()].device)));
         std::vector<MemoryPlot::OomMark> marks;
         for (const OomMarker &m : m_ctx.evidence.ooms(m_rank))
             marks.push_back({m.time, m.requested > 0 ? tr("OOM · %1").arg(TimeFormat::bytes(static_cast<double>(m.requested))) : tr("OOM")});
         m_plot->setOomMarks(std::move(marks));
+        if (m_ctx.analysis)
+            m_plot->setSpikeMarks(AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank));
+        const Highlight &h = m_ctx.state->highlight();
+        m_plot->setHighlightRange(h.contains(m_rank) ? h.range : TimeRange());
     }
     m_plot->setValueMax(m_ctx.memoryMax);
     placeChart();
     m_plot->show();
     viewChanged();
-}
-
-std::int64_t RankGroupWidget::deviceCapacity() const
-{
-    const int device = m_ctx.session->tracks()[m_layout.memoryTracks().front()].device;
-    for (const DeviceInfo &d : rankData().devices)
-        if (d.id == device && d.totalMemory > 0)
-            return d.totalMemory;
-    return 0;
 }
 
 void RankGroupWidget::placeChart()
@@ -374,6 +388,7 @@ void RankGroupWidget::paintEvent(QPaintEvent *event)
             continue;
         if (lane.kind == Lane::Kind::Header) {
             gutter.header(lane, m_rank, m_ctx.state->isRankCollapsed(m_rank), selected, m_summary, m_alerts);
+            AnalysisOverlay::paintBadge(p, QRect(g, lane.top, width() - g, lane.height), m_divergence);
             continue;
         }
         p.setClipRect(dataArea.intersected(laneRectFull).intersected(exposed));
@@ -408,12 +423,43 @@ void RankGroupWidget::paintEvent(QPaintEvent *event)
     }
     // The colour stripe ties every lane of the group to its rank; the selected rank gets a frame.
     const int bodyHeight = m_layout.height() - LaneLayout::kGroupGap;
+    if (!m_layout.lanes().empty()) {
+        const Lane &head = m_layout.lanes().front();
+        const int top = head.top + head.height;
+        AnalysisOverlay::paintHighlight(p, m_ctx.state->highlight(), m_rank, view, QRect(g, top, width() - g, bodyHeight - top),
+                                        QRect(0, head.top, width(), head.height));
+    }
     p.fillRect(QRect(0, 0, selected ? GutterPainter::kStripe + 2 : GutterPainter::kStripe, bodyHeight), RankColors::color(m_rank));
     if (selected) {
         p.setPen(QPen(RankColors::color(m_rank), 2));
         p.setBrush(Qt::NoBrush);
         p.drawRect(QRectF(1, 1, width() - 2, bodyHeight - 2));
     }
+}
+
+bool RankGroupWidget::isOom(const EventRef &hit) const
+{
+    return hit.kind == EventRef::Kind::Oom
+        || (hit.kind == EventRef::Kind::Instant && (m_ctx.session->tracks()[hit.track].instants[hit.index].flags & SpanFlagOutOfMemory));
+}
+
+QString RankGroupWidget::oomTooltip(const EventRef &hit) const
+{
+    QString text = tr("<b style='color:#c91d2e'>CUDA out of memory</b>");
+    if (hit.kind == EventRef::Kind::Oom) {
+        const OomEvent &o = m_ctx.session->ooms()[hit.index];
+        if (o.requested >= 0)
+            text += tr("<br/>tried to allocate <b>%1</b>").arg(TimeFormat::bytes(static_cast<double>(o.requested)));
+        if (o.free >= 0)
+            text += tr(" with %1 free").arg(TimeFormat::bytes(static_cast<double>(o.free)));
+        return text;
+    }
+    // The profiler's own record of the failure carries the request in its args.
+    text += tr(" (profiler [OutOfMemory])");
+    for (const OomMarker &m : m_ctx.evidence.ooms(m_rank))
+        if (m.event == hit && m.requested >= 0)
+            text += tr("<br/>tried to allocate <b>%1</b>").arg(TimeFormat::bytes(static_cast<double>(m.requested)));
+    return text;
 }
 
 QString RankGroupWidget::tooltipAt(QPoint pos, const EventRef &hit) const
@@ -429,7 +475,13 @@ QString RankGroupWidget::tooltipAt(QPoint pos, const EventRef &hit) const
                  SpanPalette::familyName(SpanPalette::family(sp.flags, category)),
                  fromView(category).toHtmlEscaped(), TimeFormat::duration(sp.duration), TimeFormat::precise(start));
     }
-    if (hit.kind == EventRef::Kind::Instant) {
+    const Lane *lane = m_layout.laneAt(pos.y());
+    const bool inMemoryLane = lane && lane->kind == Lane::Kind::Memory && m_plot && pos.x() >= m_ctx.gutterWidth;
+    if (isOom(hit) && !inMemoryLane) {
+        const Instant &in = s.tracks()[hit.track].instants[hit.index];
+        return oomTooltip(hit) + tr("<br/>at %1").arg(TimeFormat::precise(in.time + offset() - origin));
+    }
+    if (hit.kind == EventRef::Kind::Instant && !isOom(hit)) {
         const Instant &in = s.tracks()[hit.track].instants[hit.index];
         return QStringLiteral("<b>%1</b><br/>%2<br/>at %3")
             .arg(fromView(s.str(in.name)).toHtmlEscaped(), fromView(s.str(in.category)).toHtmlEscaped(),
@@ -446,19 +498,16 @@ QString RankGroupWidget::tooltipAt(QPoint pos, const EventRef &hit) const
             .arg(LogStyle::color(LogStyle::mark(r)).name(), LogStyle::levelName(r.level), LogStyle::kindName(r.kind),
                  LogStyle::rankName(r.rank), text.toHtmlEscaped(), TimeFormat::precise(r.time + offset() - origin), where.toHtmlEscaped());
     }
-    const Lane *lane = m_layout.laneAt(pos.y());
-    if (lane && lane->kind == Lane::Kind::Memory && m_plot && pos.x() >= m_ctx.gutterWidth) {
+    if (lane && lane->kind == Lane::Kind::Header && m_ctx.analysis && !m_divergence.isEmpty())
+        return AnalysisOverlay::divergenceDetails(*m_ctx.analysis, m_rank);
+    if (inMemoryLane) {
         const TimeNs t = viewScale().toTime(pos.x());
         QString text;
-        if (hit.kind == EventRef::Kind::Oom) {
-            const OomEvent &o = s.ooms()[hit.index];
-            text = tr("<b style='color:#c91d2e'>CUDA out of memory</b>");
-            if (o.requested >= 0)
-                text += tr("<br/>tried to allocate <b>%1</b>").arg(TimeFormat::bytes(static_cast<double>(o.requested)));
-            if (o.free >= 0)
-                text += tr(" with %1 free").arg(TimeFormat::bytes(static_cast<double>(o.free)));
-            text += QStringLiteral("<br/>");
-        }
+        if (isOom(hit))
+            text = oomTooltip(hit) + QStringLiteral("<br/>");
+        for (const MemoryPlot::SpikeMark &m : m_plot->spikeMarks())
+            if (t - offset() >= m.time && t - offset() <= m.time + m.duration)
+                text += tr("<b style='color:#8a5500'>Spike</b> %1<br/>").arg(m.tooltip);
         text += tr("<b>Memory</b> at %1").arg(TimeFormat::precise(t - origin));
         for (const MemoryPlot::Series &series : m_plot->series()) {
             double v = 0;

@@ -29,6 +29,10 @@ public:
     void relayout();
     /// The visible range, ticks or clock offsets changed: refresh the chart and repaint.
     void viewChanged();
+    /// The analysis (TimelineContext::analysis) changed: refresh spikes and the divergence badge.
+    void analysisChanged();
+    /// The highlight changed: repaint when this rank is or was part of it.
+    void highlightChanged();
     /// Repaints just where `event` is drawn (hover and selection changes).
     void updateEvent(const EventRef &event);
 
@@ -73,7 +77,8 @@ private:
     EventRef stepSpanAt(TimeNs dataTime) const;
     EventRef logAt(int x, const TimeScale &dataScale) const;
     EventRef oomAt(int x, const TimeScale &dataScale) const;
-    std::int64_t deviceCapacity() const;
+    bool isOom(const EventRef &hit) const;
+    QString oomTooltip(const EventRef &hit) const;
 
     TimelineContext &m_ctx;
     RankId m_rank;
@@ -81,6 +86,7 @@ private:
     MemoryPlot *m_plot = nullptr;
     QString m_summary;
     QStringList m_alerts; // header badges: OOMs, errors
+    QString m_divergence; // header badge: what the analysis found different about this rank
     QPoint m_pressPos;
     TimeRange m_pressRange;
     int m_lastDragY = 0;

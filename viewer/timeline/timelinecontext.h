@@ -3,6 +3,7 @@
 // ruler's ticks and the scratch buffers of painting. Owned by TimelineView; groups only borrow it.
 // Everything here is used on the UI thread only.
 
+#include "analysisresult.h"
 #include "evidenceindex.h"
 #include "lod.h"
 #include "session.h"
@@ -12,6 +13,7 @@
 #include <QPolygonF>
 #include <QString>
 
+#include <memory>
 #include <vector>
 
 namespace rs {
@@ -27,6 +29,7 @@ struct TimelineContext {
     double memoryMax = 0;             ///< largest device memory value of any rank: one shared scale
     std::vector<double> counterMax;   ///< per track: largest counter value (0 for non-counters)
     EvidenceIndex evidence;           ///< timed log records and OOMs per rank, by time
+    std::shared_ptr<const AnalysisResult> analysis; ///< spikes and divergence of the session (may be null)
 
     // Scratch buffers reused by every paint, so panning does not allocate.
     std::vector<SpanDrawItem> spanItems;

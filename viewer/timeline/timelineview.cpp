@@ -65,6 +65,10 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
             if (g->isVisible())
                 g->viewChanged();
     });
+    connect(m_state, &ViewState::highlightChanged, this, [this] {
+        for (RankGroupWidget *g : m_groups)
+            g->highlightChanged();
+    });
     connect(m_state, &ViewState::clockOffsetsChanged, this, [this] {
         for (RankGroupWidget *g : m_groups)
             g->viewChanged();
@@ -114,6 +118,11 @@ SessionPtr TimelineView::session() const
     return m_ctx->session;
 }
 
+bool TimelineView::hasTimedData() const
+{
+    return m_ctx->session && !m_ctx->dataRange().isEmpty();
+}
+
 int TimelineView::gutterWidth() const
 {
     return m_ctx->gutterWidth;
@@ -138,6 +147,13 @@ void TimelineView::setSession(SessionPtr session)
     m_untimed->setVisible(m_ctx->session && covered.isEmpty());
     m_state->setFullRange(full);
     rebuildGroups();
+}
+
+void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_ctx->analysis = std::move(analysis);
+    for (RankGroupWidget *g : m_groups)
+        g->analysisChanged();
 }
 
 void TimelineView::rebuildGroups()

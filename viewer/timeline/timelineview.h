@@ -4,6 +4,7 @@
 // framed. Owns navigation (keys and wheel per DESIGN.md §5) and applies
 // it to the shared ViewState; the groups paint and hit-test.
 
+#include "analysisresult.h"
 #include "session.h"
 #include "timescale.h"
 #include "viewstate.h"
@@ -38,12 +39,16 @@ public:
 
     /// Shows `session` (null: nothing); resets the full range, history and selection.
     void setSession(SessionPtr session);
+    /// Spikes and divergence badges of `analysis` (null: none), drawn on the groups.
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
     SessionPtr session() const;
     ViewState *viewState() const { return m_state; }
     TimeRuler *ruler() const { return m_ruler; }
     /// The group of `rank`, or nullptr when the session has no such rank.
     RankGroupWidget *rankGroup(RankId rank) const;
     const std::vector<RankGroupWidget *> &rankGroups() const { return m_groups; }
+    /// False when nothing of the session has a time (its full range is then a placeholder).
+    bool hasTimedData() const;
     /// Width of the lane-name gutter; the time axis starts right of it.
     int gutterWidth() const;
     /// View time → x, in viewport (and group) coordinates.

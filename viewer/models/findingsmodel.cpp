@@ -1,0 +1,262 @@
+#include "findingsmodel.h"
+
+#include "timeformat.h"
+
+#include <QPainter>
+#include <QPixmap>
+
+#include <algorithm>
+#include <limits>
+
+namespace rs {
+
+namespace {
+
+// Children carry their parent's top-level row + 1 as internal id; top-level rows carry 0.
+constexpr quintptr kTopLevel = 0;
+
+QString fromStd(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+FindingsModel::FindingsModel(QObject *parent)
+    : QAbstractItemModel(parent)
+{
+}
+
+void FindingsModel::setResult(std::shared_ptr<const AnalysisResult> result)
+{
+    beginResetModel();
+    m_result = std::move(result);
+    m_order.clear();
+    if (m_result) {
+        for (int i = 0; i < static_cast<int>(m_result->findings.size()); ++i)
+            m_order.push_back(i);
+        // The analyzer already orders them, but the panel promises the order, so it holds it.
+        const auto &f = m_result->findings;
+        std::stable_sort(m_order.begin(), m_order.end(), [&f](int a, int b) {
+            if (f[a].severity != f[b].severity)
+                return f[a].severity > f[b].severity;
+            const TimeNs ta = f[a].timeNs.value_or(std::numeric_limits<TimeNs>::max());
+            const TimeNs tb = f[b].timeNs.value_or(std::numeric_limits<TimeNs>::max());
+            return ta < tb;
+        });
+    }
+    endResetModel();
+}
+
+void FindingsModel::setOrigin(TimeNs origin)
+{
+    if (origin == m_origin)
+        return;
+    m_origin = origin;
+    if (!m_order.empty())
+        Q_EMIT dataChanged(index(0, TimeColumn), index(static_cast<int>(m_order.size()) - 1, TimeColumn), {Qt::DisplayRole});
+}
+
+const Finding *FindingsModel::finding(int row) const
+{
+    return row >= 0 && row < static_cast<int>(m_order.size()) ? &m_result->findings[m_order[row]] : nullptr;
+}
+
+QModelIndex FindingsModel::indexOfFinding(int findingIndex, int column) const
+{
+    const auto it = std::find(m_order.begin(), m_order.end(), findingIndex);
+    return it == m_order.end() ? QModelIndex() : index(static_cast<int>(it - m_order.begin()), column);
+}
+
+QColor FindingsModel::severityColor(Severity s)
+{
+    switch (s) {
+    case Severity::High: return {0xc9, 0x1d, 0x2e};
+    case Severity::Medium: return {0xd9, 0x77, 0x06};
+    case Severity::Low: return {0x25, 0x63, 0xeb};
+    case Severity::Info: return {0x6b, 0x72, 0x80};
+    }
+    return {};
+}
+
+QString FindingsModel::severityLabel(Severity s)
+{
+    switch (s) {
+    case Severity::High: return tr("High");
+    case Severity::Medium: return tr("Medium");
+    case Severity::Low: return tr("Low");
+    case Severity::Info: return tr("Info");
+    }
+    return {};
+}
+
+QString FindingsModel::ranksText(const std::vector<RankId> &ranks)
+{
+    if (ranks.empty())
+        return tr("job");
+    QStringList parts;
+    for (RankId r : ranks)
+        parts << QString::number(r);
+    return (ranks.size() == 1 ? tr("rank %1") : tr("ranks %1")).arg(parts.join(QStringLiteral(", ")));
+}
+
+QIcon FindingsModel::severityIcon(Severity s) const
+{
+    QIcon &icon = m_icons[static_cast<std::size_t>(s)];
+    if (icon.isNull()) {
+        QPixmap pm(12, 12);
+        pm.fill(Qt::transparent);
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(Qt::NoPen);
+        p.setBrush(severityColor(s));
+        // Shapes as well as colours, so severity survives colour blindness: diamond, circle, ring.
+        if (s == Severity::High) {
+            p.drawPolygon(QPolygonF({{6, 0.5}, {11.5, 6}, {6, 11.5}, {0.5, 6}}));
+        } else if (s == Severity::Info) {
+            p.setPen(QPen(severityColor(s), 1.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawEllipse(QRectF(2, 2, 8, 8));
+        } else {
+            p.drawEllipse(QRectF(1.5, 1.5, 9, 9));
+        }
+        icon = QIcon(pm);
+    }
+    return icon;
+}
+
+QModelIndex FindingsModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (!hasIndex(row, column, parent))
+        return {};
+    if (!parent.isValid())
+        return createIndex(row, column, kTopLevel);
+    return createIndex(row, column, static_cast<quintptr>(parent.row() + 1));
+}
+
+QModelIndex FindingsModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid() || child.internalId() == kTopLevel)
+        return {};
+    return createIndex(static_cast<int>(child.internalId() - 1), 0, kTopLevel);
+}
+
+int FindingsModel::rowCount(const QModelIndex &parent) const
+{
+    if (!parent.isValid())
+        return static_cast<int>(m_order.size());
+    if (parent.internalId() != kTopLevel || parent.column() != 0)
+        return 0;
+    const Finding *f = finding(parent.row());
+    return f ? static_cast<int>(f->evidence.size()) + (f->fix.empty() ? 0 : 1) : 0;
+}
+
+int FindingsModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case SeverityColumn: return tr("Severity");
+    case TitleColumn: return tr("Finding");
+    case RanksColumn: return tr("Ranks");
+    case TimeColumn: return tr("Time");
+    case IdColumn: return tr("Id");
+    default: return {};
+    }
+}
+
+QVariant FindingsModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || !m_result)
+        return {};
+    if (index.internalId() == kTopLevel)
+        return findingData(index.row(), index.column(), role);
+    return childData(static_cast<int>(index.internalId() - 1), index.row(), index.column(), role);
+}
+
+QVariant FindingsModel::findingData(int row, int column, int role) const
+{
+    const Finding *f = finding(row);
+    if (!f)
+        return {};
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case SeverityColumn: return severityLabel(f->severity);
+        case TitleColumn: return fromStd(f->title);
+        case RanksColumn: return ranksText(f->ranks);
+        case TimeColumn: return f->timeNs ? TimeFormat::duration(*f->timeNs - m_origin) : QStringLiteral("—");
+        case IdColumn: return fromStd(f->id);
+        default: return {};
+        }
+    case Qt::DecorationRole:
+        return column == SeverityColumn ? QVariant(severityIcon(f->severity)) : QVariant();
+    case Qt::ForegroundRole:
+        return column == SeverityColumn ? QVariant(severityColor(f->severity)) : QVariant();
+    case Qt::ToolTipRole:
+        return column == TitleColumn ? fromStd(f->title) : QVariant();
+    case RowKindRole: return static_cast<int>(RowKind::Finding);
+    case FindingIndexRole: return m_order[static_cast<std::size_t>(row)];
+    case EvidenceIndexRole: return -1;
+    case SeverityRole: return static_cast<int>(f->severity);
+    case IdRole: return fromStd(f->id);
+    case RanksRole: {
+        QList<int> ranks(f->ranks.begin(), f->ranks.end());
+        return QVariant::fromValue(ranks);
+    }
+    case TimeRole: return f->timeNs ? QVariant(static_cast<qlonglong>(*f->timeNs)) : QVariant();
+    case EndRole: return f->endNs ? QVariant(static_cast<qlonglong>(*f->endNs)) : QVariant();
+    case PathRole: return QString();
+    case LineRole: return qlonglong(-1);
+    case TextRole: return fromStd(f->title);
+    default: return {};
+    }
+}
+
+QVariant FindingsModel::childData(int parentRow, int row, int column, int role) const
+{
+    const Finding *f = finding(parentRow);
+    if (!f || row < 0)
+        return {};
+    const bool isFix = row >= static_cast<int>(f->evidence.size());
+    const Evidence *e = isFix ? nullptr : &f->evidence[static_cast<std::size_t>(row)];
+    const QString text = isFix ? fromStd(f->fix) : fromStd(e->text);
+    const bool jumpable = e && (e->timeNs || e->line > 0);
+    switch (role) {
+    case Qt::DisplayRole:
+        // The panel spans child rows over every column; the text lives in the first.
+        if (column != SeverityColumn)
+            return {};
+        return isFix ? tr("Fix: %1").arg(text) : text;
+    case Qt::ToolTipRole:
+        return isFix ? tr("Fix: %1").arg(text) : text + (jumpable ? tr("\n\nDouble-click to jump to it.") : QString());
+    case Qt::ForegroundRole:
+        if (isFix)
+            return QColor(0x1f, 0x6f, 0x3f);
+        return jumpable ? QColor(0x1f, 0x4e, 0x8c) : QColor(0x37, 0x41, 0x51);
+    case RowKindRole: return static_cast<int>(isFix ? RowKind::Fix : RowKind::Evidence);
+    case FindingIndexRole: return m_order[static_cast<std::size_t>(parentRow)];
+    case EvidenceIndexRole: return isFix ? -1 : row;
+    case SeverityRole: return static_cast<int>(f->severity);
+    case IdRole: return fromStd(f->id);
+    case RanksRole: {
+        QList<int> ranks;
+        if (e && e->rank >= 0)
+            ranks << e->rank;
+        return QVariant::fromValue(ranks);
+    }
+    case TimeRole: return e && e->timeNs ? QVariant(static_cast<qlonglong>(*e->timeNs)) : QVariant();
+    case EndRole: return {};
+    case PathRole: return e ? fromStd(e->path) : QString();
+    case LineRole: return e ? static_cast<qlonglong>(e->line) : qlonglong(-1);
+    case TextRole: return text;
+    default: return {};
+    }
+}
+
+} // namespace rs

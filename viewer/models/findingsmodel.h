@@ -1,0 +1,77 @@
+#pragma once
+// The analysis' findings as a tree: one row per finding (severity, title, ranks, time, catalog id),
+// most severe first and, within a severity, earliest first; under each, its evidence lines and the
+// fix. Times are relative to the session start, like the ruler. The panel, the details text and the
+// tests all read it through the typed roles, so none of them depend on column layout.
+
+#include "analysisresult.h"
+
+#include <QAbstractItemModel>
+#include <QIcon>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace rs {
+
+class FindingsModel : public QAbstractItemModel
+{
+    Q_OBJECT
+public:
+    enum Column { SeverityColumn, TitleColumn, RanksColumn, TimeColumn, IdColumn, ColumnCount };
+
+    /// What a row stands for.
+    enum class RowKind { Finding, Evidence, Fix };
+
+    /// Typed roles; each returns the same value for every column of a row.
+    enum Role {
+        RowKindRole = Qt::UserRole + 1, ///< RowKind (int)
+        FindingIndexRole,  ///< index into AnalysisResult::findings (int), also on child rows
+        EvidenceIndexRole, ///< index into Finding::evidence (int); -1 on finding and fix rows
+        SeverityRole,      ///< Severity (int) of the finding
+        IdRole,            ///< catalog id (QString)
+        RanksRole,         ///< ranks concerned (QList<int>); an evidence row: its own rank when it has one
+        TimeRole,          ///< aligned ns (qlonglong): the finding's or the evidence's time; invalid when none
+        EndRole,           ///< aligned ns (qlonglong) the finding's region ends; invalid when none
+        PathRole,          ///< evidence source path (QString), empty when derived
+        LineRole,          ///< evidence 1-based line (qlonglong), -1 when none
+        TextRole,          ///< title, evidence text or fix (QString), in full
+    };
+
+    explicit FindingsModel(QObject *parent = nullptr);
+
+    /// Shows the findings of `result` (null: none).
+    void setResult(std::shared_ptr<const AnalysisResult> result);
+    std::shared_ptr<const AnalysisResult> result() const { return m_result; }
+    /// t = 0 of the time column (the ruler's origin).
+    void setOrigin(TimeNs origin);
+    /// The finding at top-level `row` (rows are ordered, findings are not re-sorted in the result).
+    const Finding *finding(int row) const;
+    /// The top-level index of finding `findingIndex` of the result; invalid when not shown.
+    QModelIndex indexOfFinding(int findingIndex, int column = 0) const;
+
+    static QColor severityColor(Severity s);
+    static QString severityLabel(Severity s);
+    /// "rank 2", "ranks 0, 1, 3", "all 4 ranks" style text.
+    static QString ranksText(const std::vector<RankId> &ranks);
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QVariant findingData(int row, int column, int role) const;
+    QVariant childData(int parentRow, int row, int column, int role) const;
+    QIcon severityIcon(Severity s) const;
+
+    std::shared_ptr<const AnalysisResult> m_result;
+    std::vector<int> m_order; // top-level row → index into m_result->findings
+    TimeNs m_origin = 0;
+    mutable std::array<QIcon, 4> m_icons;
+};
+
+} // namespace rs
