@@ -32,8 +32,12 @@ public:
             f.fix = fixText();
             out.push_back(std::move(f));
         }
-        // Large buffers on ranks that are short of memory.
+        // Large buffers: one finding for every rank that set them (a job sets them for all ranks),
+        // medium when one of those ranks is short of memory.
         std::vector<RankId> flagged;
+        Finding f;
+        f.severity = Severity::Low;
+        std::int64_t largest = 0;
         for (const NcclSetting &s : ctx.session.logs().settings) {
             if (s.name != "NCCL_BUFFSIZE" || s.rank < 0)
                 continue;
@@ -44,21 +48,27 @@ public:
             const std::int64_t cap = ctx.capacity(s.rank);
             const bool oomed = std::any_of(ooms.begin(), ooms.end(), [&](const OomInfo &o) { return o.rank == s.rank; });
             const bool pressure = oomed || (m && m->peakReservedBytes && cap > 0 && *m->peakReservedBytes >= cap * 85 / 100);
-            Finding f;
-            f.ranks = {s.rank};
-            f.severity = pressure ? Severity::Medium : Severity::Low;
-            f.title = "NCCL_BUFFSIZE is " + formatBytes(v) + " (default 4 MiB) on rank " + std::to_string(s.rank);
-            for (const LogRecord &r : ctx.session.logs().records)
-                if (r.rank == s.rank && r.line == s.line && (r.flags & LogFlagNcclSetting)) {
-                    f.evidence.push_back(ctx.evidence(r));
-                    break;
-                }
-            if (pressure)
-                f.evidence.push_back(ctx.derived(s.rank, "the rank is short of memory (OOM or reserved >= 85% of the GPU)"));
-            f.fix = fixText();
+            largest = std::max(largest, v);
+            if (f.evidence.size() < 8)
+                for (const LogRecord &r : ctx.session.logs().records)
+                    if (r.rank == s.rank && r.line == s.line && (r.flags & LogFlagNcclSetting)) {
+                        f.evidence.push_back(ctx.evidence(r));
+                        break;
+                    }
+            if (pressure) {
+                f.severity = Severity::Medium;
+                f.evidence.push_back(ctx.derived(s.rank, "rank " + std::to_string(s.rank)
+                                                             + " is short of memory (OOM or reserved >= 85% of the GPU)"));
+            }
             flagged.push_back(s.rank);
-            out.push_back(std::move(f));
         }
+        if (flagged.empty())
+            return;
+        std::sort(flagged.begin(), flagged.end());
+        f.ranks = flagged;
+        f.title = "NCCL_BUFFSIZE is " + formatBytes(largest) + " (default 4 MiB) on " + rankList(flagged);
+        f.fix = fixText();
+        out.push_back(std::move(f));
     }
 
 private:
