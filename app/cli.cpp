@@ -137,6 +137,28 @@ ParsedArgs parseCommon(const QStringList &args)
     return p;
 }
 
+// The common start of a subcommand: parse, expand folders, read every file. Returns Ok or the
+// usage status (the message is printed).
+int load(const char *command, const QStringList &args, std::FILE *err, ParsedArgs &p, SessionPtr &session)
+{
+    p = parseCommon(args);
+    if (!p.error.empty()) {
+        printErr(err, std::string("rankscope ") + command + ": " + p.error);
+        std::fputs(Cli::usage().toUtf8().constData(), err);
+        return Cli::Usage;
+    }
+    SessionLoader::Options options;
+    options.rankOverrides = std::map<std::string, RankId>(p.assign.begin(), p.assign.end());
+    options.timeZone = p.timeZone;
+    SessionLoader loader(p.paths, options);
+    if (loader.files().empty()) {
+        printErr(err, std::string("rankscope ") + command + ": no files found in the given folders");
+        return Cli::Usage;
+    }
+    session = loader.run();
+    return Cli::Ok;
+}
+
 } // namespace
 
 QString Cli::usage()
@@ -198,21 +220,10 @@ int Cli::run(const QStringList &args, std::FILE *out, std::FILE *err)
 
 int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
 {
-    ParsedArgs p = parseCommon(args);
-    if (!p.error.empty()) {
-        printErr(err, "rankscope inspect: " + p.error);
-        std::fputs(usage().toUtf8().constData(), err);
-        return Usage;
-    }
-    SessionLoader::Options options;
-    options.rankOverrides = std::map<std::string, RankId>(p.assign.begin(), p.assign.end());
-    options.timeZone = p.timeZone;
-    SessionLoader loader(p.paths, options);
-    if (loader.files().empty()) {
-        printErr(err, "rankscope inspect: no files found in the given folders");
-        return Usage;
-    }
-    const SessionPtr session = loader.run();
+    ParsedArgs p;
+    SessionPtr session;
+    if (const int status = load("inspect", args, err, p, session); status != Ok)
+        return status;
 
     bool anyUsable = false;
     bool anyErrors = false;
@@ -311,21 +322,10 @@ std::string fmtBytes(std::optional<std::int64_t> v)
 
 int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
 {
-    ParsedArgs p = parseCommon(args);
-    if (!p.error.empty()) {
-        printErr(err, "rankscope analyze: " + p.error);
-        std::fputs(usage().toUtf8().constData(), err);
-        return Usage;
-    }
-    SessionLoader::Options options;
-    options.rankOverrides = std::map<std::string, RankId>(p.assign.begin(), p.assign.end());
-    options.timeZone = p.timeZone;
-    SessionLoader loader(p.paths, options);
-    if (loader.files().empty()) {
-        printErr(err, "rankscope analyze: no files found in the given folders");
-        return Usage;
-    }
-    const SessionPtr session = loader.run();
+    ParsedArgs p;
+    SessionPtr session;
+    if (const int status = load("analyze", args, err, p, session); status != Ok)
+        return status;
     bool anyUsable = false, anyErrors = false;
     for (const Source &s : session->sources()) {
         anyUsable = anyUsable || (!s.format.empty() && !(s.hasErrors() && nothingRead(s)));

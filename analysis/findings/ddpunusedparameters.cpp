@@ -49,16 +49,10 @@ public:
                               : "Set ddp_find_unused_parameters=False (HF TrainingArguments) or "
                                 "DistributedDataParallel(..., find_unused_parameters=False); it is only needed when a "
                                 "parameter really gets no gradient.";
-                if (r.time != kNoTime && r.rank >= 0)
-                    f.timeNs = ctx.aligned(r.rank, r.time);
             }
-            if (r.rank >= 0 && std::find(f.ranks.begin(), f.ranks.end(), r.rank) == f.ranks.end())
-                f.ranks.push_back(r.rank);
-            if (f.evidence.size() < 8)
-                f.evidence.push_back(ctx.evidence(r));
+            ctx.gather(f, r);
         }
         for (auto &[kind, f] : byKind) {
-            std::sort(f.ranks.begin(), f.ranks.end());
             out.push_back(std::move(f));
         }
     }

@@ -101,16 +101,10 @@ public:
                             "rdma-core / libibverbs or the plugin (NCCL_NET_PLUGIN), and check NCCL_IB_HCA.";
                     break;
                 }
-                if (r.time != kNoTime && r.rank >= 0)
-                    f.timeNs = ctx.aligned(r.rank, r.time);
             }
-            if (r.rank >= 0 && std::find(f.ranks.begin(), f.ranks.end(), r.rank) == f.ranks.end())
-                f.ranks.push_back(r.rank);
-            if (f.evidence.size() < 8)
-                f.evidence.push_back(ctx.evidence(r));
+            ctx.gather(f, r);
         }
         for (auto &[cause, f] : byCause) {
-            std::sort(f.ranks.begin(), f.ranks.end());
             out.push_back(std::move(f));
         }
     }

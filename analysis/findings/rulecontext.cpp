@@ -82,6 +82,17 @@ Evidence RuleContext::evidence(const OomEvent &o) const
     return e;
 }
 
+void RuleContext::gather(Finding &f, const LogRecord &r, std::size_t maxEvidence) const
+{
+    if (!f.timeNs && r.time != kNoTime && r.rank >= 0)
+        f.timeNs = aligned(r.rank, r.time);
+    if (r.rank >= 0 && std::find(f.ranks.begin(), f.ranks.end(), r.rank) == f.ranks.end()) {
+        f.ranks.insert(std::upper_bound(f.ranks.begin(), f.ranks.end(), r.rank), r.rank);
+    }
+    if (f.evidence.size() < maxEvidence)
+        f.evidence.push_back(evidence(r));
+}
+
 Evidence RuleContext::derived(RankId rank, std::string text, std::optional<TimeNs> alignedTime, std::string path) const
 {
     Evidence e;

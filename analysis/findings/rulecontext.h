@@ -30,6 +30,9 @@ struct RuleContext {
     Evidence evidence(const LogRecord &r) const;
     /// Evidence for an OOM event.
     Evidence evidence(const OomEvent &o) const;
+    /// Adds log record `r` to a finding that gathers records of one kind across ranks: its rank
+    /// (once), its line as evidence (at most `maxEvidence`), and its time when the finding has none.
+    void gather(Finding &f, const LogRecord &r, std::size_t maxEvidence = 8) const;
     /// Evidence without a line (derived from a trace or metric).
     Evidence derived(RankId rank, std::string text, std::optional<TimeNs> alignedTime = std::nullopt,
                      std::string path = {}) const;

@@ -1,6 +1,7 @@
 // The inspect subcommand is a contract (DESIGN.md §3): JSON shape, exit codes, error lines.
 
 #include "cli.h"
+#include "clirunner.h"
 #include "testtrace.h"
 
 #include <nlohmann/json.hpp>
@@ -16,41 +17,9 @@ using nlohmann::json;
 
 namespace {
 
-struct Result {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(std::FILE *f)
-{
-    std::rewind(f);
-    std::string s;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-        s.append(buf, n);
-    std::fclose(f);
-    return s;
-}
-
-Result runCli(const QStringList &args)
-{
-    std::FILE *out = std::tmpfile();
-    std::FILE *err = std::tmpfile();
-    Result r;
-    r.status = rs::Cli::run(args, out, err);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-}
-
-void writeFile(const QString &path, const std::string &bytes)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes.data(), qint64(bytes.size()));
-}
+using Result = rs::test::CliResult;
+using rs::test::runCli;
+using rs::test::writeFile;
 
 } // namespace
 
