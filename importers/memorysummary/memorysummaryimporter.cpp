@@ -23,14 +23,7 @@ void MemorySummaryImporter::import(InputStream &in, SourceBuilder &out, ImportCo
 {
     out.source().hasClock = false;
     MemorySummaryParser parser(out);
-    LineReader reader(in, ctx);
-    std::string_view line;
-    while (reader.next(line)) {
-        if (reader.truncated())
-            out.warning("line longer than 1 MiB was cut", reader.lineNumber(), reader.offset());
-        parser.feed(line, reader.lineNumber());
-    }
-    parser.finish();
+    LineReader::feedAll(in, ctx, out, parser);
 }
 
 } // namespace rs

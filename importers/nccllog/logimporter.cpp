@@ -44,14 +44,7 @@ int LogImporter::sniff(std::string_view head, std::string_view) const
 void LogImporter::import(InputStream &in, SourceBuilder &out, ImportContext &ctx) const
 {
     LogParser parser(out, ctx);
-    LineReader reader(in, ctx);
-    std::string_view line;
-    while (reader.next(line)) {
-        if (reader.truncated())
-            out.warning("line longer than 1 MiB was cut", reader.lineNumber(), reader.offset());
-        parser.feed(line, reader.lineNumber());
-    }
-    parser.finish();
+    LineReader::feedAll(in, ctx, out, parser);
 }
 
 } // namespace rs

@@ -5,6 +5,7 @@
 
 #include "importcontext.h"
 #include "inputstream.h"
+#include "sourcebuilder.h"
 
 #include <string>
 #include <string_view>
@@ -28,6 +29,21 @@ public:
     std::int64_t offset() const { return m_lineOffset; }
     /// True when the line last returned was longer than kMaxLine and was cut.
     bool truncated() const { return m_truncated; }
+
+    /// Feeds every line of `in` to `parser.feed(line, lineNumber)`, reporting cut lines to `out`,
+    /// then calls `parser.finish()`: the whole import loop of a line-oriented format.
+    template <typename Parser>
+    static void feedAll(InputStream &in, ImportContext &ctx, SourceBuilder &out, Parser &parser)
+    {
+        LineReader reader(in, ctx);
+        std::string_view line;
+        while (reader.next(line)) {
+            if (reader.truncated())
+                out.warning("line longer than 1 MiB was cut", reader.lineNumber(), reader.offset());
+            parser.feed(line, reader.lineNumber());
+        }
+        parser.finish();
+    }
 
 private:
     bool fill();
