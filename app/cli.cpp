@@ -258,7 +258,7 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
     }
     if (p.json) {
         nlohmann::json doc = {{"schema", "rankscope.inspect/1"}, {"sources", sources}};
-        std::fputs(doc.dump(2).c_str(), out);
+        std::fputs(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), out);
         std::fputc('\n', out);
     } else {
         for (const Source &s : session->sources()) {
@@ -425,7 +425,7 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                                     {"divergent_ranks", divergent},
                                     {"findings", findings},
                                     {"placements", placements}};
-        std::fputs(doc.dump(2).c_str(), out);
+        std::fputs(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), out);
         std::fputc('\n', out);
     } else {
         std::string text = "Ranks\n";

@@ -32,6 +32,7 @@ private Q_SLOTS:
     void exitStatus();
     void assignRankOverridesContent();
     void folderExpands();
+    void invalidUtf8InMessagesStaysValidJson();
     void realSamples_data();
     void realSamples();
 };
@@ -126,6 +127,20 @@ void TestCli::folderExpands()
     const json doc = json::parse(r.out);
     QCOMPARE(doc["sources"].size(), std::size_t(2));
     QVERIFY(doc["sources"][1]["ranks"] == json::array({1}));
+}
+
+void TestCli::invalidUtf8InMessagesStaysValidJson()
+{
+    // Diagnostics quote the bad input; a broken file's bytes must not break the JSON (this used to
+    // abort in nlohmann's dump).
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("smi.csv"));
+    writeFile(path, "timestamp, memory.used [MiB]\n2024/01/31 12:00:00.000, 5 MiB\n\x84\xff bad, 7 MiB\n");
+    const Result r = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), path});
+    QCOMPARE(r.status, 1);
+    const json doc = json::parse(r.out);
+    QCOMPARE(doc["sources"][0]["diagnostics"].size(), std::size_t(1));
+    QVERIFY(doc["sources"][0]["diagnostics"][0]["message"].get<std::string>().find("bad") != std::string::npos);
 }
 
 void TestCli::realSamples_data()
