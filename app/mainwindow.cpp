@@ -254,7 +254,8 @@ void MainWindow::createDocks()
     tabifyDockWidget(m_importLogDock, m_offsetsDock);
     m_logDock->raise();
     resizeDocks({m_detailsDock}, {460}, Qt::Horizontal);
-    resizeDocks({m_findingsDock, m_detailsDock}, {560, 340}, Qt::Vertical);
+    // The findings report needs the height; Details is often empty (restoreState still wins).
+    resizeDocks({m_findingsDock, m_detailsDock}, {720, 200}, Qt::Vertical);
     resizeDocks({m_logDock}, {260}, Qt::Vertical);
 
     QMenu *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"));
@@ -490,6 +491,9 @@ void MainWindow::setSession(SessionPtr session)
     // A new session's analysis is yet to come; the old one's findings and overrides are void.
     m_analysis.reset();
     m_timeline->setAnalysis(nullptr);
+    m_details->setAnalysis(nullptr);
+    m_logs->setAnalysis(nullptr);
+    m_summaries->setAnalysis(nullptr);
     m_findings->setSession(m_session);
     m_findings->setResult(nullptr);
     m_offsets->clear();
@@ -535,6 +539,9 @@ void MainWindow::setAnalysis(AnalysisPtr analysis)
     if (m_analysis)
         m_state->setClockOffsets(m_offsets->effectiveOffsets());
     m_timeline->setAnalysis(m_analysis);
+    m_details->setAnalysis(m_analysis);
+    m_logs->setAnalysis(m_analysis);
+    m_summaries->setAnalysis(m_analysis);
     m_findings->setResult(m_analysis);
     if (!m_analysis)
         return;

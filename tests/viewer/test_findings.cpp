@@ -89,9 +89,14 @@ void TestFindings::modelOrdersBySeverityThenTime()
     const QStringList expected{"oom", "collective-desync", "nccl-error", "driver-mismatch"};
     for (int row = 0; row < 4; ++row)
         QCOMPARE(model.index(row, 0).data(FindingsModel::IdRole).toString(), expected[row]);
-    QCOMPARE(model.index(0, FindingsModel::TimeColumn).data().toString(), TimeFormat::duration(20 * kSec));
+    QCOMPARE(model.index(0, FindingsModel::TimeColumn).data().toString(), QStringLiteral("+20.0 s"));
+    QCOMPARE(model.index(0, FindingsModel::TimeColumn).data(Qt::ToolTipRole).toString(), TimeFormat::precise(20 * kSec));
     QCOMPARE(model.index(3, FindingsModel::TimeColumn).data().toString(), QStringLiteral("—"));
-    QCOMPARE(model.index(1, FindingsModel::RanksColumn).data().toString(), QStringLiteral("ranks 0, 1, 3"));
+    QCOMPARE(model.index(1, FindingsModel::RanksColumn).data().toString(), QStringLiteral("r0,1,3"));
+    QCOMPARE(model.index(1, FindingsModel::RanksColumn).data(Qt::ToolTipRole).toString(), QStringLiteral("ranks 0, 1, 3"));
+    QCOMPARE(FindingsModel::shortRanksText({2}), QStringLiteral("r2"));
+    QCOMPARE(FindingsModel::shortTime(63'600'000'000), QStringLiteral("+63.6 s"));
+    QCOMPARE(FindingsModel::severityShortLabel(Severity::Medium), QStringLiteral("Med"));
     QCOMPARE(model.index(0, 0).data(FindingsModel::FindingIndexRole).toInt(), 3);
     QCOMPARE(model.indexOfFinding(3).row(), 0);
     QVERIFY(!model.index(0, FindingsModel::SeverityColumn).data(Qt::DecorationRole).isNull());

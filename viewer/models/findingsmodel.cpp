@@ -1,5 +1,7 @@
 #include "findingsmodel.h"
 
+#include <cmath>
+
 #include "timeformat.h"
 
 #include <QPainter>
@@ -88,6 +90,27 @@ QString FindingsModel::severityLabel(Severity s)
     case Severity::Info: return tr("Info");
     }
     return {};
+}
+
+QString FindingsModel::severityShortLabel(Severity s)
+{
+    return s == Severity::Medium ? tr("Med") : severityLabel(s);
+}
+
+QString FindingsModel::shortRanksText(const std::vector<RankId> &ranks)
+{
+    if (ranks.empty())
+        return tr("job");
+    QStringList parts;
+    for (RankId r : ranks)
+        parts << QString::number(r);
+    return QLatin1Char('r') + parts.join(QLatin1Char(','));
+}
+
+QString FindingsModel::shortTime(TimeNs relative)
+{
+    const double s = static_cast<double>(relative) / 1e9;
+    return (relative < 0 ? QStringLiteral("−%1 s") : QStringLiteral("+%1 s")).arg(std::abs(s), 0, 'f', 1);
 }
 
 QString FindingsModel::ranksText(const std::vector<RankId> &ranks)
@@ -187,10 +210,10 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case SeverityColumn: return severityLabel(f->severity);
+        case SeverityColumn: return severityShortLabel(f->severity);
         case TitleColumn: return fromStd(f->title);
-        case RanksColumn: return ranksText(f->ranks);
-        case TimeColumn: return f->timeNs ? TimeFormat::duration(*f->timeNs - m_origin) : QStringLiteral("—");
+        case RanksColumn: return shortRanksText(f->ranks);
+        case TimeColumn: return f->timeNs ? shortTime(*f->timeNs - m_origin) : QStringLiteral("—");
         case IdColumn: return fromStd(f->id);
         default: return {};
         }
@@ -199,7 +222,13 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
     case Qt::ForegroundRole:
         return column == SeverityColumn ? QVariant(severityColor(f->severity)) : QVariant();
     case Qt::ToolTipRole:
-        return column == TitleColumn ? fromStd(f->title) : QVariant();
+        switch (column) {
+        case SeverityColumn: return severityLabel(f->severity);
+        case TitleColumn: return fromStd(f->title);
+        case RanksColumn: return ranksText(f->ranks);
+        case TimeColumn: return f->timeNs ? TimeFormat::precise(*f->timeNs - m_origin) : QVariant();
+        default: return {};
+        }
     case RowKindRole: return static_cast<int>(RowKind::Finding);
     case FindingIndexRole: return m_order[static_cast<std::size_t>(row)];
     case EvidenceIndexRole: return -1;

@@ -53,6 +53,12 @@ public:
 
     static QColor severityColor(Severity s);
     static QString severityLabel(Severity s);
+    /// "High", "Med", "Low", "Info": the severity column's compact text.
+    static QString severityShortLabel(Severity s);
+    /// "r2", "r0,1,3", "job": the ranks column's compact text.
+    static QString shortRanksText(const std::vector<RankId> &ranks);
+    /// "+63.6 s" (relative to the session start); full precision is in tooltips.
+    static QString shortTime(TimeNs relative);
     /// "rank 2", "ranks 0, 1, 3", "all 4 ranks" style text.
     static QString ranksText(const std::vector<RankId> &ranks);
 

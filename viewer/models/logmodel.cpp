@@ -1,5 +1,7 @@
 #include "logmodel.h"
 
+#include "placements.h"
+
 #include "logstyle.h"
 #include "timeformat.h"
 #include "viewstate.h"
@@ -41,7 +43,7 @@ void LogModel::setViewState(const ViewState *state)
 void LogModel::refreshTimes()
 {
     if (rowCount() > 0)
-        Q_EMIT dataChanged(index(0, TimeColumn), index(rowCount() - 1, TimeColumn), {Qt::DisplayRole, Qt::ToolTipRole});
+        Q_EMIT dataChanged(index(0, TimeColumn), index(rowCount() - 1, TimeColumn), {Qt::DisplayRole, Qt::ToolTipRole, Qt::FontRole});
 }
 
 TimeNs LogModel::origin() const
@@ -52,6 +54,12 @@ TimeNs LogModel::origin() const
 TimeNs LogModel::offset(RankId rank) const
 {
     return m_state && rank >= 0 ? m_state->clockOffset(rank) : 0;
+}
+
+void LogModel::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_analysis = std::move(analysis);
+    refreshTimes();
 }
 
 QModelIndex LogModel::indexOfRecord(std::uint32_t record, int column) const
@@ -108,6 +116,11 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (column) {
         case TimeColumn:
+            if (r.time == kNoTime && m_analysis)
+                if (const Placement *p = findLogPlacement(*m_session, m_analysis.get(), static_cast<std::uint32_t>(index.row())))
+                    return role == Qt::DisplayRole
+                        ? QStringLiteral("≈ %1").arg(TimeFormat::precise(placedDataTime(*m_analysis, *p) + offset(r.rank) - origin()))
+                        : tr("The line has no time stamp of its own; %1").arg(placedByText(*p));
             if (r.time == kNoTime)
                 return role == Qt::DisplayRole ? QStringLiteral("—") : tr("The line has no usable time stamp");
             if (role == Qt::ToolTipRole)
@@ -155,6 +168,12 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
         if (icon.isNull())
             icon = LogStyle::markerIcon(mark);
         return icon;
+    }
+    if (role == Qt::FontRole && column == TimeColumn && r.time == kNoTime && m_analysis
+        && findLogPlacement(*m_session, m_analysis.get(), static_cast<std::uint32_t>(index.row()))) {
+        QFont f;
+        f.setItalic(true);
+        return f;
     }
     if (role == Qt::FontRole && column == MessageColumn)
         return QFontDatabase::systemFont(QFontDatabase::FixedFont);

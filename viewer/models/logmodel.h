@@ -4,6 +4,7 @@
 // who wrote it, which file and line, and the message. INFO rows are dimmed, warnings amber, errors
 // red, so a scroll through thousands of NCCL INFO lines stops at the ones that matter.
 
+#include "analysisresult.h"
 #include "session.h"
 
 #include <QAbstractTableModel>
@@ -44,6 +45,9 @@ public:
     /// Times are shown relative to `state`'s full range and shifted by its clock offsets, like
     /// the ruler; without a state they are relative to the first timed record. Not owned.
     void setViewState(const ViewState *state);
+    /// Untimed OOM lines the analysis placed by an anchor show the placed time as "≈ …" (italic),
+    /// the tooltip naming the anchor. Null: none.
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
     /// Re-reads origin and offsets (after the full range or clock offsets changed).
     void refreshTimes();
     /// The row of record `index` (rows are records in order, so this is the identity when valid).
@@ -59,6 +63,7 @@ private:
     TimeNs offset(RankId rank) const;
 
     SessionPtr m_session;
+    std::shared_ptr<const AnalysisResult> m_analysis;
     QPointer<const ViewState> m_state;
     TimeNs m_firstTime = 0;
     mutable std::array<QIcon, 4> m_icons; // level markers, built on first use

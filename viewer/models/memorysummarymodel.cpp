@@ -1,5 +1,7 @@
 #include "memorysummarymodel.h"
 
+#include "placements.h"
+
 #include "rankcolors.h"
 #include "timeformat.h"
 
@@ -46,6 +48,13 @@ void MemorySummaryModel::setSession(SessionPtr session)
     m_session = std::move(session);
     rebuild();
     endResetModel();
+}
+
+void MemorySummaryModel::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_analysis = std::move(analysis);
+    if (columnCount() > 0)
+        Q_EMIT headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
 }
 
 void MemorySummaryModel::setStatistic(Statistic statistic)
@@ -311,6 +320,8 @@ QVariant MemorySummaryModel::headerData(int section, Qt::Orientation orientation
             lines << tr("table at line %1").arg(m.line);
         if (m.time != kNoTime)
             lines << TimeFormat::wallClock(m.time);
+        else if (const Placement *p = findPlacement(m_analysis.get(), Placement::Kind::MemorySummary, col.summary))
+            lines << QStringLiteral("≈ %1 (%2)").arg(TimeFormat::wallClock(placedDataTime(*m_analysis, *p)), placedByText(*p));
         if (col.count > 1)
             lines << tr("latest of %1 tables of this rank").arg(col.count);
         lines << tr("Click to select this rank everywhere");

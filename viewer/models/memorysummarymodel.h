@@ -5,6 +5,7 @@
 // cudaMalloc retry counts of the header, and what the OOM the table follows tried to allocate.
 // Each cell knows how far it is from the median of the ranks, so the rank that diverged stands out.
 
+#include "analysisresult.h"
 #include "session.h"
 
 #include <QAbstractTableModel>
@@ -50,6 +51,9 @@ public:
 
     void setSession(SessionPtr session);
     SessionPtr session() const { return m_session; }
+    /// Untimed tables the analysis placed by an anchor name the placed time and the anchor in
+    /// their column header's tooltip. Null: none.
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
     void setStatistic(Statistic statistic);
     Statistic statistic() const { return m_statistic; }
     /// The rank whose header is drawn highlighted (kNoRank: none).
@@ -85,6 +89,7 @@ private:
     std::optional<std::int64_t> value(int row, int column) const;
 
     SessionPtr m_session;
+    std::shared_ptr<const AnalysisResult> m_analysis;
     Statistic m_statistic = Statistic::Current;
     RankId m_selectedRank = kNoRank;
     std::vector<Column> m_columns;

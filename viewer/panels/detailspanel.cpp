@@ -1,5 +1,7 @@
 #include "detailspanel.h"
 
+#include "placements.h"
+
 #include "logstyle.h"
 #include "plural.h"
 #include "rankcolors.h"
@@ -202,7 +204,11 @@ void DetailsPanel::showLogRecord(std::uint32_t index)
     addField(tr("Level"), LogStyle::levelName(r.level));
     addField(tr("Kind"), LogStyle::kindName(r.kind));
     addField(tr("Rank"), r.rank >= 0 ? QString::number(r.rank) : LogStyle::rankName(r.rank));
-    if (r.time == kNoTime) {
+    const Placement *placed = r.time == kNoTime && m_session ? findLogPlacement(s, m_analysis.get(), index) : nullptr;
+    if (placed) {
+        const TimeNs t = placedDataTime(*m_analysis, *placed) + (r.rank >= 0 ? m_state->clockOffset(r.rank) : 0);
+        addField(tr("Time"), QStringLiteral("≈ %1 (%2)").arg(TimeFormat::precise(t - m_state->fullRange().begin), placedByText(*placed)));
+    } else if (r.time == kNoTime) {
         addField(tr("Time"), tr("— (the line has no usable time stamp)"));
         // Where the file puts it, said as such: the nearest stamped lines before and after it.
         const auto &records = s.logs().records;
@@ -247,6 +253,11 @@ void DetailsPanel::addSourceField(SourceId source, std::int64_t line)
         ->setToolTip(ValueColumn, QStringLiteral("%1:%2").arg(path).arg(line));
 }
 
+void DetailsPanel::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_analysis = std::move(analysis);
+}
+
 void DetailsPanel::showOom(std::uint32_t index)
 {
     const Session &s = *m_session;
@@ -264,6 +275,9 @@ void DetailsPanel::showOom(std::uint32_t index)
     if (o.time != kNoTime) {
         addField(tr("Time"), TimeFormat::precise(o.time + m_state->clockOffset(o.rank) - m_state->fullRange().begin));
         addField(tr("Time (wall clock)"), TimeFormat::wallClock(o.time));
+    } else if (const Placement *p = findPlacement(m_analysis.get(), Placement::Kind::Oom, index)) {
+        const TimeNs t = placedDataTime(*m_analysis, *p) + m_state->clockOffset(o.rank);
+        addField(tr("Time"), QStringLiteral("≈ %1 (%2)").arg(TimeFormat::precise(t - m_state->fullRange().begin), placedByText(*p)));
     } else {
         addField(tr("Time"), tr("— (the message has no time stamp)"));
     }

@@ -4,6 +4,7 @@
 // the importer kept. A selected log record shows its message, level, kind, rank, time and file:line;
 // a selected OOM shows what was asked for against what the GPU had.
 
+#include "analysisresult.h"
 #include "session.h"
 #include "viewstate.h"
 
@@ -27,6 +28,8 @@ public:
 
     /// The session the selection refers to (null clears the panel).
     void setSession(SessionPtr session);
+    /// The analysis whose placements time untimed OOMs and their log lines (null: none).
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
     /// The tree of fields (tests and "copy" read it).
     QTreeWidget *tree() const { return m_tree; }
     /// The value shown for top-level field `label` ("Duration"), or an empty string.
@@ -51,6 +54,7 @@ private:
 
     ViewState *m_state;
     SessionPtr m_session;
+    std::shared_ptr<const AnalysisResult> m_analysis;
     QLabel *m_title;
     QLabel *m_subtitle;
     QLabel *m_empty;

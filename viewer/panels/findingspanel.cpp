@@ -84,9 +84,12 @@ FindingsPanel::FindingsPanel(ViewState *state, QWidget *parent)
     QHeaderView *h = m_tree->header();
     h->setStretchLastSection(false);
     h->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
-    h->resizeSection(FindingsModel::SeverityColumn, 96);
-    h->resizeSection(FindingsModel::RanksColumn, 80);
-    h->resizeSection(FindingsModel::TimeColumn, 64);
+    // Compact fixed columns (icon + short severity, "r0,1,3", "+63.6 s"); the title takes the rest.
+    for (int c : {FindingsModel::SeverityColumn, FindingsModel::RanksColumn, FindingsModel::TimeColumn})
+        h->setSectionResizeMode(c, QHeaderView::Interactive);
+    h->resizeSection(FindingsModel::SeverityColumn, 88); // expand arrow + icon + "Med"
+    h->resizeSection(FindingsModel::RanksColumn, 60);
+    h->resizeSection(FindingsModel::TimeColumn, 62);
     h->resizeSection(FindingsModel::IdColumn, 150);
     // The id is in the details text; the tree keeps its width for the title.
     m_tree->setColumnHidden(FindingsModel::IdColumn, true);
@@ -375,9 +378,9 @@ void FindingsPanel::renderDetails()
     out += QStringLiteral("<p style='font-size:large; font-weight:600; margin:4px 0'>%1</p>").arg(html(f->title));
     QString where = FindingsModel::ranksText(f->ranks).toHtmlEscaped();
     if (f->timeNs) {
-        where += QStringLiteral(" · <a href='finding:'>%1").arg(TimeFormat::precise(*f->timeNs - origin));
+        where += QStringLiteral(" · <a href='finding:'>%1").arg(FindingsModel::shortTime(*f->timeNs - origin));
         if (f->endNs && *f->endNs > *f->timeNs)
-            where += QStringLiteral(" – %1").arg(TimeFormat::precise(*f->endNs - origin));
+            where += QStringLiteral(" – %1").arg(FindingsModel::shortTime(*f->endNs - origin));
         where += QStringLiteral("</a>");
     }
     out += QStringLiteral("<p class='muted' style='margin:0'>%1</p>").arg(where);
@@ -399,7 +402,7 @@ void FindingsPanel::renderDetails()
                 }
                 link = QFileInfo(QString::fromStdString(e.path)).fileName() + (e.line > 0 ? QStringLiteral(":%1").arg(e.line) : QString());
             } else if (e.timeNs) {
-                link = TimeFormat::precise(*e.timeNs - origin);
+                link = FindingsModel::shortTime(*e.timeNs - origin);
             }
             const bool jumpable = e.timeNs || e.line > 0;
             out += QStringLiteral("<li style='margin-bottom:3px'>");

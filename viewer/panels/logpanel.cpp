@@ -232,4 +232,9 @@ void LogPanel::jumpToRecord(std::uint32_t index)
     Q_EMIT revealRequested(EventRef::logRecord(index));
 }
 
+void LogPanel::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_model->setAnalysis(std::move(analysis));
+}
+
 } // namespace rs

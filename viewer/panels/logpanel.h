@@ -5,6 +5,7 @@
 // the timeline to its time and selects its rank. Selecting a marker on the timeline selects its
 // row; picking a rank elsewhere (ViewState::selectedRank) sets the rank filter.
 
+#include "analysisresult.h"
 #include "session.h"
 #include "viewstate.h"
 
@@ -31,6 +32,8 @@ public:
     explicit LogPanel(ViewState *state, QWidget *parent = nullptr);
 
     void setSession(SessionPtr session);
+    /// Passed to the model: placed times of untimed records (null: none).
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
 
     LogModel *model() const { return m_model; }
     LogFilterModel *proxy() const { return m_proxy; }

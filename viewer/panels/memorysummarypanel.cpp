@@ -153,4 +153,9 @@ void MemorySummaryPanel::followSelectedRank(RankId rank)
     m_view->viewport()->update();
 }
 
+void MemorySummaryPanel::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_model->setAnalysis(std::move(analysis));
+}
+
 } // namespace rs

@@ -5,6 +5,7 @@
 // rank's column header selects that rank everywhere (ViewState::selectedRank); the selected rank's
 // column is framed in its colour.
 
+#include "analysisresult.h"
 #include "session.h"
 #include "viewstate.h"
 
@@ -26,6 +27,8 @@ public:
     explicit MemorySummaryPanel(ViewState *state, QWidget *parent = nullptr);
 
     void setSession(SessionPtr session);
+    /// Passed to the model: placed times of untimed records (null: none).
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
 
     MemorySummaryModel *model() const { return m_model; }
     QTableView *view() const { return m_view; }

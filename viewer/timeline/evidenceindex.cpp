@@ -1,5 +1,7 @@
 #include "evidenceindex.h"
 
+#include "placements.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -25,7 +27,7 @@ std::int64_t requestedBytes(std::string_view args)
 
 } // namespace
 
-void EvidenceIndex::build(const Session *session)
+void EvidenceIndex::build(const Session *session, const AnalysisResult *analysis)
 {
     m_ranks.clear();
     m_extent = {};
@@ -40,11 +42,15 @@ void EvidenceIndex::build(const Session *session)
             continue; // job-level and unresolved records have no rank group; the log panel lists them
         PerRank &pr = m_ranks[r.rank];
         pr.errors += r.level == LogLevel::Error ? 1 : 0;
-        if (r.time == kNoTime) {
+        const Placement *placed = r.time == kNoTime ? findLogPlacement(*session, analysis, i) : nullptr;
+        if (r.time == kNoTime && !placed) {
             ++pr.untimed;
             continue;
         }
-        const TimedLog t{r.time, i, LogStyle::mark(r)};
+        const TimeNs time = placed ? placedDataTime(*analysis, *placed) : r.time;
+        if (placed)
+            m_extent = m_extent.united({time, time + 1});
+        const TimedLog t{time, i, LogStyle::mark(r), placed};
         pr.logs.push_back(t);
         if (t.mark != LogStyle::Mark::Info)
             pr.notable.push_back(t);
@@ -56,10 +62,12 @@ void EvidenceIndex::build(const Session *session)
             continue;
         PerRank &pr = m_ranks[o.rank];
         ++pr.oomCount;
-        if (o.time == kNoTime)
+        const Placement *placed = o.time == kNoTime ? findPlacement(analysis, Placement::Kind::Oom, i) : nullptr;
+        if (o.time == kNoTime && !placed)
             continue;
-        pr.ooms.push_back({o.time, EventRef::oom(i), o.requested});
-        m_extent = m_extent.united({o.time, o.time + 1});
+        const TimeNs time = placed ? placedDataTime(*analysis, *placed) : o.time;
+        pr.ooms.push_back({time, EventRef::oom(i), o.requested, placed});
+        m_extent = m_extent.united({time, time + 1});
     }
     // The profiler's [OutOfMemory] instants mark the same moment from inside the trace.
     for (TrackId id = 0; id < session->tracks().size(); ++id) {

@@ -3,6 +3,7 @@
 // out-of-memory events. The session keeps both in source order; the timeline needs them by time,
 // one binary search per frame, so they are indexed once per session here.
 
+#include "analysisresult.h"
 #include "logstyle.h"
 #include "session.h"
 #include "viewstate.h"
@@ -18,6 +19,7 @@ struct TimedLog {
     TimeNs time = 0;             ///< data time (the rank's clock offset not applied)
     std::uint32_t index = 0;     ///< index into Session::logs().records
     LogStyle::Mark mark = LogStyle::Mark::Info; ///< how it is drawn
+    const Placement *placed = nullptr; ///< set when the record has no time stamp and sits here by an anchor
 };
 
 /// An out-of-memory moment of a rank: an OomEvent with a time, or a profiler [OutOfMemory] instant.
@@ -25,13 +27,16 @@ struct OomMarker {
     TimeNs time = 0;              ///< data time (the rank's clock offset not applied)
     EventRef event;               ///< EventRef::oom(i), or the instant on its track
     std::int64_t requested = -1;  ///< bytes the failed allocation asked for, -1 when unknown
+    const Placement *placed = nullptr; ///< set when the OOM has no time stamp and sits here by an anchor
 };
 
 class EvidenceIndex
 {
 public:
-    /// Rebuilds the index for `session` (null clears it).
-    void build(const Session *session);
+    /// Rebuilds the index for `session` (null clears it). Untimed OOMs (and the log lines they were
+    /// read from) that `analysis` placed by an anchor are indexed at the placed time; the
+    /// placements point into `analysis`, which must outlive the index's use.
+    void build(const Session *session, const AnalysisResult *analysis = nullptr);
 
     /// Timed records of `rank`, by time (ties in source order).
     const std::vector<TimedLog> &logs(RankId rank) const;

@@ -1,5 +1,7 @@
 #include "rankgroupwidget.h"
 
+#include "placements.h"
+
 #include "analysisoverlay.h"
 #include "charts/memoryplot.h"
 #include "counterformat.h"
@@ -116,9 +118,29 @@ RankGroupWidget::RankGroupWidget(TimelineContext &context, RankId rank, QWidget 
     analysisChanged();
 }
 
+namespace {
+
+// The memory chart's OOM markers of `rank`; an OOM placed by an anchor is labelled "≈".
+std::vector<MemoryPlot::OomMark> oomMarksOf(const EvidenceIndex &evidence, RankId rank)
+{
+    std::vector<MemoryPlot::OomMark> marks;
+    for (const OomMarker &m : evidence.ooms(rank)) {
+        QString label = m.requested > 0 ? RankGroupWidget::tr("OOM · %1").arg(TimeFormat::bytes(static_cast<double>(m.requested)))
+                                        : RankGroupWidget::tr("OOM");
+        if (m.placed)
+            label = QStringLiteral("≈ ") + label; // no time stamp of its own: placed by an anchor
+        marks.push_back({m.time, label});
+    }
+    return marks;
+}
+
+} // namespace
+
 void RankGroupWidget::analysisChanged()
 {
     m_divergence = m_ctx.analysis ? AnalysisOverlay::divergenceBadge(*m_ctx.analysis, m_rank) : QString();
+    if (m_plot)
+        m_plot->setOomMarks(oomMarksOf(m_ctx.evidence, m_rank)); // the evidence index was rebuilt with the analysis' placements
     if (m_plot)
         m_plot->setSpikeMarks(m_ctx.analysis ? AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank) : std::vector<MemoryPlot::SpikeMark>());
     update();
@@ -174,10 +196,7 @@ void RankGroupWidget::buildChart()
         m_plot->setSeries(memorySeries(*m_ctx.session, m_layout.memoryTracks(), m_rank));
         m_plot->setCapacity(static_cast<double>(
             LaneLayout::deviceCapacity(rankData(), m_ctx.session->tracks()[m_layout.memoryTracks().front()].device)));
-        std::vector<MemoryPlot::OomMark> marks;
-        for (const OomMarker &m : m_ctx.evidence.ooms(m_rank))
-            marks.push_back({m.time, m.requested > 0 ? tr("OOM · %1").arg(TimeFormat::bytes(static_cast<double>(m.requested))) : tr("OOM")});
-        m_plot->setOomMarks(std::move(marks));
+        m_plot->setOomMarks(oomMarksOf(m_ctx.evidence, m_rank));
         if (m_ctx.analysis)
             m_plot->setSpikeMarks(AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank));
         const Highlight &h = m_ctx.state->highlight();
@@ -452,6 +471,9 @@ QString RankGroupWidget::oomTooltip(const EventRef &hit) const
             text += tr("<br/>tried to allocate <b>%1</b>").arg(TimeFormat::bytes(static_cast<double>(o.requested)));
         if (o.free >= 0)
             text += tr(" with %1 free").arg(TimeFormat::bytes(static_cast<double>(o.free)));
+        if (o.time == kNoTime)
+            if (const Placement *p = findPlacement(m_ctx.analysis.get(), Placement::Kind::Oom, hit.index))
+                text += QStringLiteral("<br/><i>%1</i>").arg(placedByText(*p).toHtmlEscaped());
         return text;
     }
     // The profiler's own record of the failure carries the request in its args.
@@ -494,9 +516,14 @@ QString RankGroupWidget::tooltipAt(QPoint pos, const EventRef &hit) const
         const QString where = r.source < s.sources().size()
             ? QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(s.sources()[r.source].path)).fileName()).arg(r.line)
             : tr("line %1").arg(r.line);
+        QString when = r.time != kNoTime ? TimeFormat::precise(r.time + offset() - origin) : tr("no time stamp");
+        if (r.time == kNoTime)
+            if (const Placement *p = findLogPlacement(s, m_ctx.analysis.get(), hit.index))
+                when = QStringLiteral("≈ %1 (%2)").arg(TimeFormat::precise(placedDataTime(*m_ctx.analysis, *p) + offset() - origin),
+                                                      placedByText(*p).toHtmlEscaped());
         return QStringLiteral("<b style='color:%1'>%2</b> · %3 · %4<br/>%5<br/><span style='color:#6b7280'>%6 · %7</span>")
             .arg(LogStyle::color(LogStyle::mark(r)).name(), LogStyle::levelName(r.level), LogStyle::kindName(r.kind),
-                 LogStyle::rankName(r.rank), text.toHtmlEscaped(), TimeFormat::precise(r.time + offset() - origin), where.toHtmlEscaped());
+                 LogStyle::rankName(r.rank), text.toHtmlEscaped(), when, where.toHtmlEscaped());
     }
     if (lane && lane->kind == Lane::Kind::Header && m_ctx.analysis && !m_divergence.isEmpty())
         return AnalysisOverlay::divergenceDetails(*m_ctx.analysis, m_rank);

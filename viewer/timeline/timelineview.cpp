@@ -1,5 +1,7 @@
 #include "timelineview.h"
 
+#include "placements.h"
+
 #include "rankgroupwidget.h"
 #include "shortcutsheet.h"
 #include "timelinecontext.h"
@@ -152,6 +154,8 @@ void TimelineView::setSession(SessionPtr session)
 void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
 {
     m_ctx->analysis = std::move(analysis);
+    // Untimed OOMs the analysis placed by an anchor are drawn at the placed time.
+    m_ctx->evidence.build(m_ctx->session.get(), m_ctx->analysis.get());
     for (RankGroupWidget *g : m_groups)
         g->analysisChanged();
 }
@@ -197,11 +201,22 @@ std::optional<TimeRange> TimelineView::eventRange(const EventRef &event) const
         const TimeNs off = rank >= 0 ? m_state->clockOffset(rank) : 0;
         return TimeRange{t + off, t + off};
     };
+    if (event.kind == EventRef::Kind::LogRecord && event.index < s->logs().records.size()
+        && s->logs().records[event.index].time == kNoTime)
+        if (const Placement *p = findLogPlacement(*s, m_ctx->analysis.get(), event.index))
+            return at(placedDataTime(*m_ctx->analysis, *p), p->rank);
     if (event.kind == EventRef::Kind::LogRecord)
         return event.index < s->logs().records.size() ? at(s->logs().records[event.index].time, s->logs().records[event.index].rank)
                                                       : std::nullopt;
+    if (event.kind == EventRef::Kind::Oom && event.index < s->ooms().size()) {
+        const OomEvent &o = s->ooms()[event.index];
+        if (o.time == kNoTime)
+            if (const Placement *p = findPlacement(m_ctx->analysis.get(), Placement::Kind::Oom, event.index))
+                return at(placedDataTime(*m_ctx->analysis, *p), o.rank);
+        return at(o.time, o.rank);
+    }
     if (event.kind == EventRef::Kind::Oom)
-        return event.index < s->ooms().size() ? at(s->ooms()[event.index].time, s->ooms()[event.index].rank) : std::nullopt;
+        return std::nullopt;
     if (event.track >= s->tracks().size())
         return std::nullopt;
     const Track &t = s->tracks()[event.track];
