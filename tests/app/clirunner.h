@@ -2,6 +2,7 @@
 // Runs a subcommand in-process with its stdout and stderr captured, for the CLI contract tests.
 
 #include "cli.h"
+#include "testtrace.h"
 
 #include <QFile>
 #include <QTest>
@@ -45,6 +46,16 @@ inline void writeFile(const QString &path, const std::string &bytes)
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(bytes.data(), qint64(bytes.size()));
+}
+
+/// The three inputs of the exit-status rows: a good trace (rank 0, `goodSteps` steps), a trace cut
+/// in half (rank 1) and a text file no importer reads.
+inline void writeExitStatusInputs(const QString &dir, int goodSteps)
+{
+    writeFile(dir + QStringLiteral("/good.json"), rs::test::kinetoTrace(0, 2, goodSteps));
+    const std::string full = rs::test::kinetoTrace(1, 2, 3);
+    writeFile(dir + QStringLiteral("/bad.json"), full.substr(0, full.size() / 2));
+    writeFile(dir + QStringLiteral("/unknown.txt"), "hello, this is not a trace\n");
 }
 
 } // namespace rs::test

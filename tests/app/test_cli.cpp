@@ -88,10 +88,7 @@ void TestCli::exitStatus()
     QFETCH(int, status);
     QFETCH(QString, stderrNeedle);
     QTemporaryDir dir;
-    writeFile(dir.filePath(QStringLiteral("good.json")), rs::test::kinetoTrace(0, 2, 1));
-    const std::string full = rs::test::kinetoTrace(1, 2, 3);
-    writeFile(dir.filePath(QStringLiteral("bad.json")), full.substr(0, full.size() / 2));
-    writeFile(dir.filePath(QStringLiteral("unknown.txt")), "hello, this is not a trace\n");
+    rs::test::writeExitStatusInputs(dir.path(), 1);
     QStringList args{QStringLiteral("inspect")};
     for (const QString &f : files)
         args << dir.filePath(f == QLatin1String("unknown") ? f + QStringLiteral(".txt") : f + QStringLiteral(".json"));
