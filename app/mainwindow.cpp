@@ -7,6 +7,7 @@
 #include "panels/importlogpanel.h"
 #include "panels/logpanel.h"
 #include "panels/memorysummarypanel.h"
+#include "panels/allocatorpanel.h"
 #include "plural.h"
 #include "rankcolors.h"
 #include "timeformat.h"
@@ -81,6 +82,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_importLog = new ImportLogPanel;
     m_logs = new LogPanel(m_state);
     m_summaries = new MemorySummaryPanel(m_state);
+    m_allocator = new AllocatorPanel(m_state);
     connect(m_logs, &LogPanel::revealRequested, m_timeline, &TimelineView::ensureEventVisible);
     connect(m_importLog, &ImportLogPanel::sourceSettingsRequested, this, &MainWindow::editSourceSettings);
     m_findings = new FindingsPanel(m_state);
@@ -235,6 +237,10 @@ void MainWindow::createDocks()
     m_summaryDock->setObjectName(QStringLiteral("memorySummaryDock"));
     m_summaryDock->setWidget(m_summaries);
     addDockWidget(Qt::BottomDockWidgetArea, m_summaryDock);
+    m_allocatorDock = new QDockWidget(tr("Allocator"), this);
+    m_allocatorDock->setObjectName(QStringLiteral("allocatorDock"));
+    m_allocatorDock->setWidget(m_allocator);
+    addDockWidget(Qt::BottomDockWidgetArea, m_allocatorDock);
     m_importLogDock = new QDockWidget(tr("Import Log"), this);
     m_importLogDock->setObjectName(QStringLiteral("importLogDock"));
     m_importLogDock->setWidget(m_importLog);
@@ -250,7 +256,8 @@ void MainWindow::createDocks()
     addDockWidget(Qt::RightDockWidgetArea, m_findingsDock);
     splitDockWidget(m_findingsDock, m_detailsDock, Qt::Vertical);
     tabifyDockWidget(m_logDock, m_summaryDock);
-    tabifyDockWidget(m_summaryDock, m_importLogDock);
+    tabifyDockWidget(m_summaryDock, m_allocatorDock);
+    tabifyDockWidget(m_allocatorDock, m_importLogDock);
     tabifyDockWidget(m_importLogDock, m_offsetsDock);
     m_logDock->raise();
     resizeDocks({m_detailsDock}, {460}, Qt::Horizontal);
@@ -260,7 +267,7 @@ void MainWindow::createDocks()
 
     QMenu *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"));
     int key = Qt::Key_1;
-    for (QDockWidget *dock : {m_detailsDock, m_logDock, m_summaryDock, m_importLogDock, m_findingsDock, m_offsetsDock}) {
+    for (QDockWidget *dock : {m_detailsDock, m_logDock, m_summaryDock, m_importLogDock, m_findingsDock, m_offsetsDock, m_allocatorDock}) {
         QAction *toggle = dock->toggleViewAction();
         toggle->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(key++)));
         view->addAction(toggle);
@@ -488,6 +495,7 @@ void MainWindow::setSession(SessionPtr session)
     m_importLog->setSession(m_session);
     m_logs->setSession(m_session);
     m_summaries->setSession(m_session);
+    m_allocator->setSession(m_session);
     // A new session's analysis is yet to come; the old one's findings and overrides are void.
     m_analysis.reset();
     m_timeline->setAnalysis(nullptr);

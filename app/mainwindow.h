@@ -31,6 +31,7 @@ class FindingsPanel;
 class ImportLogPanel;
 class LogPanel;
 class MemorySummaryPanel;
+class AllocatorPanel;
 class TimelineView;
 class ViewState;
 struct InputChoices;
@@ -52,6 +53,7 @@ public:
     ImportLogPanel *importLogPanel() const { return m_importLog; }
     LogPanel *logPanel() const { return m_logs; }
     MemorySummaryPanel *memorySummaryPanel() const { return m_summaries; }
+    AllocatorPanel *allocatorPanel() const { return m_allocator; }
     FindingsPanel *findingsPanel() const { return m_findings; }
     ClockOffsetsPanel *clockOffsetsPanel() const { return m_offsets; }
     /// The analysis shown (null before the first result of the session).
@@ -124,6 +126,7 @@ private:
     ImportLogPanel *m_importLog;
     LogPanel *m_logs;
     MemorySummaryPanel *m_summaries;
+    AllocatorPanel *m_allocator;
     FindingsPanel *m_findings;
     ClockOffsetsPanel *m_offsets;
     AnalysisPtr m_analysis;
@@ -136,6 +139,7 @@ private:
     QDockWidget *m_importLogDock = nullptr;
     QDockWidget *m_logDock = nullptr;
     QDockWidget *m_summaryDock = nullptr;
+    QDockWidget *m_allocatorDock = nullptr;
 
     QMenu *m_recentMenu = nullptr;
     QMenu *m_ranksMenu = nullptr;

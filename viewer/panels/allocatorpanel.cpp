@@ -1,0 +1,204 @@
+#include "allocatorpanel.h"
+
+#include "counterformat.h"
+#include "models/segmentmodel.h"
+#include "plural.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace rs {
+
+namespace {
+
+QString bytes(std::int64_t n)
+{
+    return CounterFormat::value(static_cast<double>(n), CounterFormat::Unit::Bytes);
+}
+
+} // namespace
+
+AllocatorPanel::AllocatorPanel(ViewState *state, QWidget *parent)
+    : QWidget(parent)
+    , m_state(state)
+    , m_segments(new SegmentModel(this))
+    , m_proxy(new SegmentFilterModel(this))
+    , m_allocations(new AllocationModel(this))
+{
+    m_proxy->setSourceModel(m_segments);
+
+    m_summary = new QLabel;
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    // Segments tab.
+    m_rank = new QComboBox;
+    m_rank->addItem(tr("All ranks"), kNoRank);
+    m_filter = new QLineEdit;
+    m_filter->setPlaceholderText(tr("Filter by stack frame…"));
+    m_filter->setClearButtonEnabled(true);
+    m_segmentView = new QTreeView;
+    m_segmentView->setModel(m_proxy);
+    m_segmentView->setSortingEnabled(true);
+    m_segmentView->sortByColumn(SegmentModel::SizeColumn, Qt::DescendingOrder);
+    m_segmentView->setUniformRowHeights(true);
+    m_segmentView->setAlternatingRowColors(true);
+    auto *segPage = new QWidget;
+    auto *filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_rank);
+    filterRow->addWidget(m_filter, 1);
+    auto *segLayout = new QVBoxLayout(segPage);
+    segLayout->setContentsMargins(0, 0, 0, 0);
+    segLayout->addLayout(filterRow);
+    segLayout->addWidget(m_segmentView, 1);
+
+    // Allocations tab.
+    m_mode = new QComboBox;
+    m_mode->addItem(tr("Largest alive at the snapshot"), static_cast<int>(AllocationModel::Mode::Alive));
+    m_mode->addItem(tr("Largest overall"), static_cast<int>(AllocationModel::Mode::All));
+    m_allocationView = new QTableView;
+    m_allocationView->setModel(m_allocations);
+    m_allocationView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_allocationView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_allocationView->verticalHeader()->hide();
+    m_allocationView->horizontalHeader()->setStretchLastSection(true);
+    auto *allocPage = new QWidget;
+    auto *allocLayout = new QVBoxLayout(allocPage);
+    allocLayout->setContentsMargins(0, 0, 0, 0);
+    allocLayout->addWidget(m_mode, 0, Qt::AlignLeft);
+    allocLayout->addWidget(m_allocationView, 1);
+
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(segPage, tr("Segments"));
+    m_tabs->addTab(allocPage, tr("Allocations"));
+
+    m_stack = new QListWidget;
+    m_stack->setAlternatingRowColors(true);
+
+    auto *split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_tabs);
+    split->addWidget(m_stack);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_summary);
+    layout->addWidget(split, 1);
+
+    connect(m_rank, &QComboBox::currentIndexChanged, this,
+            [this](int) { m_proxy->setRank(static_cast<RankId>(m_rank->currentData().toInt())); });
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &SegmentFilterModel::setFrameText);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int) {
+        m_allocations->setMode(static_cast<AllocationModel::Mode>(m_mode->currentData().toInt()));
+    });
+    connect(m_segmentView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &current) {
+                showStack(current.isValid() ? current.data(StackRole).toInt() : -1);
+            });
+    connect(m_allocationView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &current) {
+                showStack(current.isValid() ? current.data(StackRole).toInt() : -1);
+            });
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int tab) {
+        const QModelIndex cur = tab == 0 ? m_segmentView->currentIndex() : m_allocationView->currentIndex();
+        showStack(cur.isValid() ? cur.data(StackRole).toInt() : -1);
+    });
+    updateSummary();
+}
+
+void AllocatorPanel::setSession(SessionPtr session)
+{
+    m_session = std::move(session);
+    m_segments->setSession(m_session);
+    m_allocations->setSession(m_session);
+    updateRanks();
+    updateSummary();
+    showStack(-1);
+    for (int c = 0; c < SegmentModel::ColumnCount; ++c)
+        m_segmentView->resizeColumnToContents(c);
+    m_allocationView->resizeColumnsToContents();
+}
+
+void AllocatorPanel::updateRanks()
+{
+    const QSignalBlocker block(m_rank);
+    m_rank->clear();
+    m_rank->addItem(tr("All ranks"), kNoRank);
+    std::set<RankId> ranks;
+    if (m_session)
+        for (const SegmentRecord &s : m_session->allocator().segments)
+            ranks.insert(s.rank);
+    for (RankId r : ranks)
+        if (r != kNoRank)
+            m_rank->addItem(tr("Rank %1").arg(r), r);
+    m_rank->setEnabled(ranks.size() > 1);
+    m_proxy->setRank(kNoRank);
+}
+
+void AllocatorPanel::updateSummary()
+{
+    if (!m_session || m_session->allocator().empty()) {
+        m_summary->setText(tr("No allocator snapshot in this session."));
+        return;
+    }
+    struct Totals {
+        int segments = 0;
+        std::int64_t reserved = 0, allocated = 0, largestFree = 0;
+    };
+    std::map<std::pair<RankId, std::int32_t>, Totals> byDevice;
+    for (const SegmentRecord &s : m_session->allocator().segments) {
+        Totals &t = byDevice[{s.rank, s.device}];
+        ++t.segments;
+        t.reserved += s.totalSize;
+        t.allocated += s.allocatedSize;
+        for (const auto &b : s.blocks)
+            if (b.state == SegmentRecord::Block::State::Inactive)
+                t.largestFree = std::max(t.largestFree, b.size);
+    }
+    if (byDevice.empty()) {
+        m_summary->setText(tr("%1 in the trace; the snapshot has no segments.")
+                               .arg(countOf(static_cast<qint64>(m_session->allocator().allocations.size()),
+                                            tr("allocation"), tr("allocations"))));
+        return;
+    }
+    QStringList parts;
+    for (const auto &[key, t] : byDevice) {
+        const QString who = key.first == kNoRank ? tr("GPU %1").arg(key.second)
+                                                 : tr("Rank %1 GPU %2").arg(key.first).arg(key.second);
+        const std::int64_t free = t.reserved - t.allocated;
+        const double pct = t.reserved > 0 ? 100.0 * static_cast<double>(free) / static_cast<double>(t.reserved) : 0.0;
+        parts << tr("%1: %2, %3 reserved, %4 allocated, %5 free in segments (%6 %), largest free block %7")
+                     .arg(who, countOf(t.segments, tr("segment"), tr("segments")), bytes(t.reserved), bytes(t.allocated), bytes(free), QString::number(pct, 'f', 1),
+                          bytes(t.largestFree));
+    }
+    m_summary->setText(parts.join(QStringLiteral("; ")));
+}
+
+void AllocatorPanel::showStack(std::int32_t stack)
+{
+    m_stack->clear();
+    if (!m_session || stack < 0)
+        return;
+    const auto &stacks = m_session->allocator().stacks;
+    if (static_cast<std::size_t>(stack) >= stacks.size())
+        return;
+    for (const StackFrame &f : stacks[static_cast<std::size_t>(stack)])
+        m_stack->addItem(formatStackFrame(f));
+}
+
+} // namespace rs
