@@ -40,10 +40,31 @@ struct Failure : std::runtime_error {
     std::size_t offset;
 };
 
+// Owns every value of one load. The memo lets a pickle put a list inside itself, and shared
+// references would then keep each other alive forever; clearing every container when the
+// document dies breaks such cycles, whatever a hostile file built.
+struct Document {
+    std::vector<PickleRef> all;
+    ~Document()
+    {
+        for (auto &v : all) {
+            v->items.clear();
+            v->entries.clear();
+        }
+    }
+};
+
 class Machine
 {
 public:
     Machine(std::string_view data, const RestrictedUnpickler::Limits &limits) : m_data(data), m_limits(limits) {}
+    /// Hands the values over: the returned reference keeps the whole document alive.
+    PickleRef adopt(PickleRef root)
+    {
+        auto doc = std::make_shared<Document>();
+        doc->all = std::move(m_doc.all);
+        return PickleRef(doc, root.get());
+    }
 
     PickleRef run()
     {
@@ -149,6 +170,7 @@ private:
             throw Failure("pickle holds more values than the limit allows", m_pos);
         auto v = std::make_shared<PickleValue>();
         v->type = t;
+        m_doc.all.push_back(v);
         return v;
     }
     PickleRef boolean(bool b)
@@ -306,6 +328,7 @@ private:
     std::vector<PickleRef> m_stack;
     std::vector<std::size_t> m_marks;
     std::unordered_map<std::size_t, PickleRef> m_memo;
+    Document m_doc; // values made so far; cleared (cycles broken) if the load fails
 };
 
 } // namespace
@@ -320,7 +343,7 @@ PickleRef RestrictedUnpickler::load(std::string_view data, const Limits &limits,
 {
     try {
         Machine m(data, limits);
-        return m.run();
+        return m.adopt(m.run());
     } catch (const Failure &f) {
         if (error)
             *error = f.what();

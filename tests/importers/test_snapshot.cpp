@@ -107,6 +107,7 @@ class TestSnapshot : public QObject
 private Q_SLOTS:
     void unpicklerValues();
     void unpicklerProtocol4Memo();
+    void selfContainingListIsFreed();
     void unpicklerRejects_data();
     void unpicklerRejects();
     void snapshotMapping();
@@ -162,6 +163,21 @@ void TestSnapshot::unpicklerProtocol4Memo()
     QCOMPARE(v->items.size(), std::size_t(2));
     QCOMPARE(v->items[0].get(), v->items[1].get());
     QCOMPARE(v->items[0]->items[0]->text, std::string("a"));
+}
+
+void TestSnapshot::selfContainingListIsFreed()
+{
+    // ] MEMOIZE (memo 0 = the list), BINGET 0, APPEND: a list that contains itself. Shared
+    // references alone would keep it alive forever (found by fuzz_evidence under LeakSanitizer).
+    const std::string b("\x80\x04]\x94h\x00" "a.", 8);
+    std::string err;
+    PickleRef v = RestrictedUnpickler::load(b, &err);
+    QVERIFY2(v, err.c_str());
+    QCOMPARE(v->items.size(), std::size_t(1));
+    QCOMPARE(v->items[0].get(), v.get());
+    std::weak_ptr<PickleValue> inner = v->items[0];
+    v.reset();
+    QVERIFY(inner.expired());
 }
 
 void TestSnapshot::unpicklerRejects_data()
