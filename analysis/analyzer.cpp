@@ -17,7 +17,8 @@ AnalysisResult Analyzer::run(const Session &session, const Options &options)
     r.metrics = RankMetricsBuilder::build(session, r.alignment);
     r.spikes = MemorySpikes::find(session, r.alignment);
     r.divergent = RankDivergence::find(r.metrics);
-    const RuleContext ctx{session, r.alignment, r.metrics, r.spikes, r.divergent};
+    RuleContext ctx{session, r.alignment, r.metrics, r.spikes, r.divergent};
+    ctx.ooms = collectOoms(ctx);
     r.findings = RuleRegistry::instance().evaluate(ctx);
     return r;
 }

@@ -62,7 +62,7 @@ public:
     std::string_view id() const override { return "activation-memory"; }
     void evaluate(const RuleContext &ctx, std::vector<Finding> &out) const override
     {
-        const auto ooms = collectOoms(ctx);
+        const auto &ooms = ctx.ooms;
         for (const RankMetrics &m : ctx.metrics) {
             if (!m.peakAllocatedBytes || *m.peakAllocatedBytes <= 0)
                 continue;

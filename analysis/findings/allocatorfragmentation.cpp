@@ -19,7 +19,7 @@ public:
     std::string_view id() const override { return "allocator-fragmentation"; }
     void evaluate(const RuleContext &ctx, std::vector<Finding> &out) const override
     {
-        const auto ooms = collectOoms(ctx);
+        const auto &ooms = ctx.ooms;
         for (const RankMetrics &m : ctx.metrics) {
             Finding f;
             f.ranks = {m.rank};

@@ -66,7 +66,7 @@ public:
     std::string_view id() const override { return "init-full-params"; }
     void evaluate(const RuleContext &ctx, std::vector<Finding> &out) const override
     {
-        for (const OomInfo &o : collectOoms(ctx)) {
+        for (const OomInfo &o : ctx.ooms) {
             Finding f;
             const char *what = nullptr;
             const LogRecord *frame = o.event ? initFrame(ctx, *o.event, &what) : nullptr;

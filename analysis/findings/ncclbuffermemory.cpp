@@ -18,7 +18,7 @@ public:
     std::string_view id() const override { return "nccl-buffer-memory"; }
     void evaluate(const RuleContext &ctx, std::vector<Finding> &out) const override
     {
-        const auto ooms = collectOoms(ctx);
+        const auto &ooms = ctx.ooms;
         for (const OomInfo &o : ooms) {
             if (!o.duringCollective && !o.ncclOom)
                 continue;

@@ -18,7 +18,7 @@ public:
     std::string_view id() const override { return "non-pytorch-memory"; }
     void evaluate(const RuleContext &ctx, std::vector<Finding> &out) const override
     {
-        const auto ooms = collectOoms(ctx);
+        const auto &ooms = ctx.ooms;
         for (const Rank &r : ctx.session.ranks()) {
             const std::int64_t cap = ctx.capacity(r.id);
             std::int64_t worst = 0;

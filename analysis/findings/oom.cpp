@@ -13,7 +13,7 @@ public:
     std::string_view id() const override { return "oom"; }
     void evaluate(const RuleContext &ctx, std::vector<Finding> &out) const override
     {
-        for (const OomInfo &o : collectOoms(ctx)) {
+        for (const OomInfo &o : ctx.ooms) {
             Finding f;
             f.severity = Severity::High;
             f.ranks = {o.rank};

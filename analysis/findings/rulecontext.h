@@ -9,12 +9,30 @@
 
 namespace rs {
 
+/// Everything that says one rank ran out of memory, merged: the allocator's message (with its
+/// numbers), the profiler's [OutOfMemory] instant, NCCL's "Cuda failure ... out of memory".
+struct OomInfo {
+    RankId rank = kNoRank;
+    TimeNs alignedTime = kNoTime;     ///< earliest timed evidence, on the aligned axis
+    TimeNs rankTime = kNoTime;        ///< the same on the rank's own clock
+    const OomEvent *event = nullptr;  ///< the allocator message with the most numbers, if any
+    std::vector<Evidence> evidence;   ///< every line that says so
+    bool duringCollective = false;    ///< the OOM time falls inside a collective on that rank
+    bool ncclOom = false;             ///< NCCL itself reported the CUDA OOM
+};
+
+struct RuleContext;
+/// Gathers the OOM evidence of every rank; the analyzer stores it in RuleContext::ooms once.
+std::vector<OomInfo> collectOoms(const RuleContext &ctx);
+
 struct RuleContext {
     const Session &session;
     const std::vector<RankAlignment> &alignment;
     const std::vector<RankMetrics> &metrics;
     const std::vector<Spike> &spikes;
     const std::vector<Divergence> &divergent;
+    /// Every rank's OOM evidence, gathered once (several rules ask for it).
+    std::vector<OomInfo> ooms = {};
 
     /// `t` (a rank's own clock) on the aligned axis; kNoTime stays kNoTime.
     TimeNs aligned(RankId rank, TimeNs t) const;
@@ -38,18 +56,6 @@ struct RuleContext {
                      std::string path = {}) const;
 };
 
-/// Everything that says one rank ran out of memory, merged: the allocator's message (with its
-/// numbers), the profiler's [OutOfMemory] instant, NCCL's "Cuda failure ... out of memory".
-struct OomInfo {
-    RankId rank = kNoRank;
-    TimeNs alignedTime = kNoTime;     ///< earliest timed evidence, on the aligned axis
-    TimeNs rankTime = kNoTime;        ///< the same on the rank's own clock
-    const OomEvent *event = nullptr;  ///< the allocator message with the most numbers, if any
-    std::vector<Evidence> evidence;   ///< every line that says so
-    bool duringCollective = false;    ///< the OOM time falls inside a collective on that rank
-    bool ncclOom = false;             ///< NCCL itself reported the CUDA OOM
-};
-std::vector<OomInfo> collectOoms(const RuleContext &ctx);
 
 /// "1.50 GiB", "512 MiB", "900 KiB", "12 B".
 std::string formatBytes(std::int64_t bytes);

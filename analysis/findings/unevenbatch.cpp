@@ -24,7 +24,7 @@ public:
             for (const Divergence *d : ctx.divergences(metric))
                 if (d->value > d->median) // doing more than the peers; fewer shows up on the others
                     byRank[d->rank].push_back(d);
-        const auto ooms = collectOoms(ctx);
+        const auto &ooms = ctx.ooms;
         for (const auto &[rank, divs] : byRank) {
             Finding f;
             f.ranks = {rank};
