@@ -226,15 +226,19 @@ bool ChromeTraceExport::write(const Session &session, const std::vector<RankAlig
             metadataEvent(w, "thread_sort_index", pid, tid, "sort_index", nullptr, static_cast<std::int64_t>(order));
 
             // Spans are stored by depth level; Chrome nests "X" events by time whatever their order.
+            // name, cat and ts: what spans and instants share.
+            const auto nameCatTs = [&session, shift](std::string &o, StringId nameId, StringId catId, TimeNs at) {
+                o += ",\"name\":";
+                appendJsonString(o, session.str(nameId));
+                o += ",\"cat\":";
+                appendJsonString(o, session.str(catId));
+                o += ",\"ts\":";
+                appendMicros(o, at + shift);
+            };
             for (const Span &s : t.spans) {
                 std::string &o = w.event();
                 head(o, "X", pid, tid);
-                o += ",\"name\":";
-                appendJsonString(o, session.str(s.name));
-                o += ",\"cat\":";
-                appendJsonString(o, session.str(s.category));
-                o += ",\"ts\":";
-                appendMicros(o, s.start + shift);
+                nameCatTs(o, s.name, s.category, s.start);
                 o += ",\"dur\":";
                 appendMicros(o, s.duration);
                 appendArgs(o, session.args(tid, s.args));
@@ -243,12 +247,8 @@ bool ChromeTraceExport::write(const Session &session, const std::vector<RankAlig
             for (const Instant &in : t.instants) {
                 std::string &o = w.event();
                 head(o, "i", pid, tid);
-                o += ",\"s\":\"t\",\"name\":";
-                appendJsonString(o, session.str(in.name));
-                o += ",\"cat\":";
-                appendJsonString(o, session.str(in.category));
-                o += ",\"ts\":";
-                appendMicros(o, in.time + shift);
+                o += ",\"s\":\"t\"";
+                nameCatTs(o, in.name, in.category, in.time);
                 appendArgs(o, session.args(tid, in.args));
                 o += '}';
             }
