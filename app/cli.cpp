@@ -156,6 +156,9 @@ int load(const char *command, const QStringList &args, std::FILE *err, ParsedArg
         return Cli::Usage;
     }
     session = loader.run();
+    // Both subcommands say which files of an opened folder were not inputs.
+    for (const std::string &skipped : session->skippedFiles())
+        printErr(err, skipped + ": skipped (not a format RankScope reads)");
     return Cli::Ok;
 }
 
@@ -295,8 +298,6 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
             std::fputs(line.c_str(), out);
         }
     }
-    for (const std::string &skipped : session->skippedFiles())
-        printErr(err, skipped + ": skipped (not a format RankScope reads)");
     if (!anyUsable)
         return Usage;
     return anyErrors ? SourceErrors : Ok;
