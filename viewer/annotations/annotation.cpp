@@ -1,0 +1,56 @@
+#include "annotation.h"
+
+#include "models/findingsmodel.h"
+
+namespace rs {
+
+QColor Annotation::effectiveColor() const
+{
+    if (color.isValid())
+        return color;
+    switch (kind) {
+    case Kind::Note: return {0x7c, 0x3a, 0xed};  // violet: apart from rank colours and severities
+    case Kind::Arrow: return {0x11, 0x18, 0x27}; // near black: reads on any span colour
+    case Kind::Range: return {0x0e, 0x74, 0x90}; // teal
+    }
+    return Qt::black;
+}
+
+std::string findingKey(const Finding &finding)
+{
+    std::string key = finding.id;
+    key += '|';
+    for (std::size_t i = 0; i < finding.ranks.size(); ++i) {
+        if (i)
+            key += ',';
+        key += std::to_string(finding.ranks[i]);
+    }
+    key += '|';
+    if (finding.timeNs)
+        key += std::to_string(*finding.timeNs);
+    return key;
+}
+
+std::vector<Annotation> annotationsFromFindings(const AnalysisResult &result)
+{
+    std::vector<Annotation> out;
+    for (const Finding &f : result.findings) {
+        if (!f.timeNs)
+            continue; // nowhere to put it on a time axis; the findings panel still lists it
+        Annotation a;
+        a.origin = Annotation::Origin::Finding;
+        a.rank = f.ranks.size() == 1 ? f.ranks.front() : kNoRank;
+        a.time = *f.timeNs;
+        const bool range = f.endNs && *f.endNs > *f.timeNs;
+        a.kind = range ? Annotation::Kind::Range : Annotation::Kind::Note;
+        a.endTime = range ? *f.endNs : *f.timeNs;
+        a.endRank = a.rank;
+        a.text = QString::fromStdString(f.title);
+        a.color = FindingsModel::severityColor(f.severity);
+        a.findingKey = findingKey(f);
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+} // namespace rs
