@@ -1,0 +1,249 @@
+// The .rankscope session file: a document survives save → load unchanged, it is zstd on disk and
+// plain JSON is read too, malformed files are refused with the byte offset, and reopening notices
+// sources that moved, went missing or changed instead of dropping them silently.
+
+#include "sessiondocument.h"
+#include "sessionloader.h"
+
+#include "report/incidentreport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using rs::Annotation;
+using rs::SessionDocument;
+
+namespace {
+
+void writeFile(const QString &path, const QByteArray &bytes)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// A document with something in every field, so a round trip that forgets one fails.
+SessionDocument richDocument()
+{
+    SessionDocument doc;
+    doc.sources.push_back({"traces/rank-0.json", "/old/place/traces/rank-0.json", 123, "ab12", std::nullopt, {}});
+    doc.sources.push_back({"nvidia-smi.csv", "/old/place/nvidia-smi.csv", 77, "cd34", 3, {{0, 4}, {1, 5}}});
+    doc.timeZone = "Europe/Berlin";
+    doc.clockOffsets = {{1, -347000}, {3, 2'000'000'000}};
+    Annotation note;
+    note.id = 7;
+    note.rank = 2;
+    note.time = 1'700'000'000'123'456'789;
+    note.endTime = note.time;
+    note.text = QStringLiteral("rank 2 takes a 2nd micro-batch — \"why?\"\nsee log");
+    doc.annotations.push_back(note);
+    Annotation arrow;
+    arrow.id = 8;
+    arrow.kind = Annotation::Kind::Arrow;
+    arrow.rank = 2;
+    arrow.time = 10;
+    arrow.endRank = 0;
+    arrow.endTime = 500;
+    arrow.color = QColor(0x12, 0x34, 0x56);
+    doc.annotations.push_back(arrow);
+    Annotation range;
+    range.id = 9;
+    range.kind = Annotation::Kind::Range;
+    range.origin = Annotation::Origin::Finding;
+    range.rank = rs::kNoRank;
+    range.time = 100;
+    range.endTime = 900;
+    range.text = QStringLiteral("collective desync");
+    range.findingKey = "collective-desync|2|100";
+    doc.annotations.push_back(range);
+    doc.deletedFindingKeys = {"oom|2|5"};
+    doc.findingAnnotationsVisible = false;
+    doc.view.visible = rs::TimeRange{50, 950};
+    doc.view.hidden = {1};
+    doc.view.collapsed = {0, 3};
+    doc.view.selectedRank = 2;
+    doc.view.referenceRank = 1;
+    return doc;
+}
+
+} // namespace
+
+class TestSessionDocument : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void roundTrip()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("incident.rankscope"));
+        const SessionDocument doc = richDocument();
+        QString error;
+        QVERIFY2(SessionDocument::save(doc, path, &error), qPrintable(error));
+        const QByteArray raw = readFile(path);
+        QVERIFY(raw.startsWith(QByteArray::fromHex("28b52ffd"))); // zstd frame on disk
+        const auto back = SessionDocument::load(path, &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->annotations.size(), doc.annotations.size());
+        for (std::size_t i = 0; i < doc.annotations.size(); ++i)
+            QVERIFY2(back->annotations[i] == doc.annotations[i], qPrintable(QString::number(i)));
+        QVERIFY(back->sources == doc.sources);
+        QVERIFY(back->view == doc.view);
+        QVERIFY(*back == doc);
+        QVERIFY(SessionDocument::looksLikeSessionFile(path));
+    }
+
+    void plainJsonIsRead()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("hand-edited.json"));
+        writeFile(path, QByteArray::fromStdString(SessionDocument::toJson(richDocument())));
+        QVERIFY(SessionDocument::looksLikeSessionFile(path));
+        QString error;
+        const auto back = SessionDocument::load(path, &error);
+        QVERIFY2(back, qPrintable(error));
+        QVERIFY(*back == richDocument());
+    }
+
+    void refused_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("malformed json") << QByteArray("{\"schema\": \"rankscope.session/1\", \"sources\": [}")
+                                        << QStringLiteral("byte 47");
+        QTest::newRow("other schema") << QByteArray("{\"schema\": \"rankscope.analysis/1\"}") << QStringLiteral("not a RankScope session");
+        QTest::newRow("wrong type") << QByteArray("{\"schema\": \"rankscope.session/1\", \"sources\": [{\"path\": 5}]}")
+                                    << QStringLiteral("invalid session");
+        QTest::newRow("unknown kind")
+            << QByteArray("{\"schema\": \"rankscope.session/1\", \"sources\": [], \"annotations\": [{\"kind\": \"blob\", \"time_ns\": 1}]}")
+            << QStringLiteral("unknown kind 'blob'");
+        QTest::newRow("truncated zstd") << QByteArray::fromHex("28b52ffd2400110000") << QStringLiteral("zstd");
+        QTest::newRow("empty") << QByteArray() << QStringLiteral("malformed JSON");
+    }
+    void refused()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.rankscope"));
+        writeFile(path, bytes);
+        QString error;
+        QVERIFY(!SessionDocument::load(path, &error));
+        QVERIFY2(error.startsWith(path), qPrintable(error));
+        QVERIFY2(error.contains(expected), qPrintable(error));
+    }
+
+    // Sources are found relative to the session file first, so a copied incident folder opens
+    // with no complaint; otherwise where they were, or by name beside it; changes are reported.
+    void resolve_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<QStringList>("kinds"); // expected problem kinds, in order
+        QTest::addColumn<int>("loaded");
+        QTest::newRow("unchanged") << "unchanged" << QStringList{} << 2;
+        QTest::newRow("folder copied elsewhere") << "copied" << QStringList{} << 2;
+        QTest::newRow("session file moved alone") << "moved-session" << QStringList{"moved", "moved"} << 2;
+        QTest::newRow("source deleted") << "deleted" << QStringList{"missing"} << 1;
+        QTest::newRow("same size, other bytes") << "edited" << QStringList{"changed"} << 2;
+        QTest::newRow("appended to") << "grown" << QStringList{"changed"} << 2;
+    }
+    void resolve()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(QStringList, kinds);
+        QFETCH(int, loaded);
+        QTemporaryDir dir;
+        const QString incident = dir.filePath(QStringLiteral("incident"));
+        const QString a = incident + QStringLiteral("/logs/torchrun.log");
+        const QString b = incident + QStringLiteral("/nvidia-smi.csv");
+        writeFile(a, "line one\nline two\n");
+        writeFile(b, "timestamp, index\n");
+        QString docPath = incident + QStringLiteral("/incident.rankscope");
+
+        SessionDocument doc;
+        for (const QString &p : {a, b}) {
+            SessionDocument::SourceEntry e;
+            e.path = QDir(incident).relativeFilePath(p).toStdString();
+            e.absolutePath = p.toStdString();
+            e.size = QFileInfo(p).size();
+            e.sha256 = *rs::IncidentReport::sha256File(p.toStdString());
+            doc.sources.push_back(e);
+        }
+        doc.sources[1].rank = 5;
+        QVERIFY(SessionDocument::save(doc, docPath, nullptr));
+
+        if (scenario == QLatin1String("copied")) {
+            QVERIFY(QDir().rename(incident, dir.filePath(QStringLiteral("handed-on"))));
+            docPath = dir.filePath(QStringLiteral("handed-on/incident.rankscope"));
+        } else if (scenario == QLatin1String("moved-session")) {
+            const QString elsewhere = dir.filePath(QStringLiteral("elsewhere/deeper/incident.rankscope"));
+            QDir().mkpath(QFileInfo(elsewhere).absolutePath());
+            QVERIFY(QFile::rename(docPath, elsewhere));
+            docPath = elsewhere;
+        } else if (scenario == QLatin1String("deleted")) {
+            QVERIFY(QFile::remove(a));
+        } else if (scenario == QLatin1String("edited")) {
+            writeFile(a, "line ONE\nline two\n");
+        } else if (scenario == QLatin1String("grown")) {
+            writeFile(a, "line one\nline two\nline three\n");
+        }
+
+        QString error;
+        const auto back = SessionDocument::load(docPath, &error);
+        QVERIFY2(back, qPrintable(error));
+        const auto r = SessionDocument::resolve(*back, docPath);
+        QStringList got;
+        for (const auto &p : r.problems) {
+            got << (p.kind == SessionDocument::Problem::Kind::Missing ? QStringLiteral("missing")
+                    : p.kind == SessionDocument::Problem::Kind::Moved ? QStringLiteral("moved")
+                                                                     : QStringLiteral("changed"));
+            QVERIFY2(QString::fromStdString(p.message).contains(QString::fromStdString(p.path)), p.message.c_str());
+        }
+        QCOMPARE(got, kinds);
+        QCOMPARE(int(r.paths.size()), loaded);
+        // The rank override follows its file wherever it was found.
+        const std::string csv = r.paths.back();
+        QVERIFY(QString::fromStdString(csv).endsWith(QLatin1String("nvidia-smi.csv")));
+        QCOMPARE(r.options.rankOverrides.at(csv), 5);
+    }
+
+    // describe() on the real demo: relative paths beside the session file, checksums equal to an
+    // independent hash, the user's choices carried per file.
+    void describeDemo()
+    {
+        const QString demo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
+        rs::SessionLoader::Options options;
+        options.timeZone = "UTC";
+        options.rankOverrides[QString(demo + QStringLiteral("/nvidia-smi.csv")).toStdString()] = 0;
+        const auto session = rs::SessionLoader({demo.toStdString()}, options).run();
+        QVERIFY(session);
+        QVERIFY(session->sources().size() >= 6);
+        const QString docPath = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/incident.rankscope");
+        const SessionDocument doc = SessionDocument::describe(*session, options, docPath);
+        QCOMPARE(doc.sources.size(), session->sources().size());
+        QCOMPARE(doc.timeZone, std::string("UTC"));
+        int overridden = 0;
+        for (std::size_t i = 0; i < doc.sources.size(); ++i) {
+            const auto &e = doc.sources[i];
+            QVERIFY2(QString::fromStdString(e.path).startsWith(QLatin1String("demo/")), e.path.c_str());
+            QCOMPARE(e.sha256, *rs::IncidentReport::sha256File(session->sources()[i].path));
+            QCOMPARE(e.size, QFileInfo(QString::fromStdString(session->sources()[i].path)).size());
+            overridden += e.rank.has_value();
+        }
+        QCOMPARE(overridden, 1);
+        const auto r = SessionDocument::resolve(doc, docPath);
+        QVERIFY(r.problems.empty());
+        QCOMPARE(r.paths.size(), doc.sources.size());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSessionDocument)
+#include "test_sessiondocument.moc"
