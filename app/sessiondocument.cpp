@@ -178,6 +178,7 @@ std::string SessionDocument::toJson(const SessionDocument &doc)
                     {"clock_offsets_ns", offsets},
                     {"annotations", annotations},
                     {"deleted_finding_keys", doc.deletedFindingKeys},
+                    {"edited_finding_keys", doc.editedFindingKeys},
                     {"finding_annotations_visible", doc.findingAnnotationsVisible},
                     {"view", view}};
     return j.dump(1);
@@ -221,6 +222,7 @@ std::optional<SessionDocument> SessionDocument::fromJson(const std::string &text
             for (std::size_t i = 0; i < a->size(); ++i)
                 doc.annotations.push_back(annotationFrom((*a)[i], i));
         doc.deletedFindingKeys = j.value("deleted_finding_keys", std::vector<std::string>());
+        doc.editedFindingKeys = j.value("edited_finding_keys", std::vector<std::string>());
         doc.findingAnnotationsVisible = j.value("finding_annotations_visible", true);
         if (const auto v = j.find("view"); v != j.end() && v->is_object()) {
             doc.view.hidden = v->value("hidden_ranks", std::vector<RankId>());

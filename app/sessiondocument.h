@@ -57,6 +57,7 @@ struct SessionDocument {
     std::map<RankId, TimeNs> clockOffsets;       ///< the user's clock-offset overrides (rank → ns)
     std::vector<Annotation> annotations;         ///< every annotation, finding-made ones included
     std::vector<std::string> deletedFindingKeys; ///< finding annotations the user deleted (stay deleted)
+    std::vector<std::string> editedFindingKeys;  ///< finding annotations the user edited (kept as edited)
     bool findingAnnotationsVisible = true;       ///< whether finding annotations are drawn
     View view;                                   ///< what was shown
     friend bool operator==(const SessionDocument &, const SessionDocument &) = default;

@@ -3,12 +3,14 @@
 // sources that moved, went missing or changed instead of dropping them silently.
 
 #include "sessiondocument.h"
+#include "sessionfilecontroller.h"
 #include "sessionloader.h"
 
 #include "report/incidentreport.h"
 
 #include <QDir>
 #include <QFile>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -66,6 +68,7 @@ SessionDocument richDocument()
     range.findingKey = "collective-desync|2|100";
     doc.annotations.push_back(range);
     doc.deletedFindingKeys = {"oom|2|5"};
+    doc.editedFindingKeys = {"collective-desync|2|100"};
     doc.findingAnnotationsVisible = false;
     doc.view.visible = rs::TimeRange{50, 950};
     doc.view.hidden = {1};
@@ -242,6 +245,42 @@ private Q_SLOTS:
         const auto r = SessionDocument::resolve(doc, docPath);
         QVERIFY(r.problems.empty());
         QCOMPARE(r.paths.size(), doc.sources.size());
+    }
+
+    // The controller saves in the background (hashing the demo) and reopens the same document.
+    void controllerSavesAndOpens()
+    {
+        const QString demo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
+        rs::SessionLoader::Options options;
+        options.timeZone = "UTC";
+        const auto session = rs::SessionLoader({demo.toStdString()}, options).run();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("demo.rankscope"));
+        SessionDocument state = richDocument();
+        state.sources.clear();
+        rs::SessionFileController files;
+        QSignalSpy saved(&files, &rs::SessionFileController::saved);
+        QSignalSpy opened(&files, &rs::SessionFileController::opened);
+        QSignalSpy failed(&files, &rs::SessionFileController::failed);
+        files.save(path, session, options, state);
+        QVERIFY(saved.wait(20000));
+        QCOMPARE(failed.count(), 0);
+        files.open(path);
+        QVERIFY(opened.wait(20000));
+        const auto doc = opened.at(0).at(1).value<SessionDocument>();
+        const auto resolution = opened.at(0).at(2).value<SessionDocument::Resolution>();
+        QCOMPARE(doc.annotations.size(), state.annotations.size());
+        QVERIFY(doc.view == state.view);
+        QCOMPARE(doc.clockOffsets, state.clockOffsets);
+        QCOMPARE(doc.sources.size(), session->sources().size());
+        // Sources live outside the temporary folder: found at their absolute paths, reported as moved.
+        QCOMPARE(resolution.paths.size(), session->sources().size());
+        for (const auto &p : resolution.problems)
+            QVERIFY2(p.kind == SessionDocument::Problem::Kind::Moved, p.message.c_str());
+        // A file that is not a session is refused with its name.
+        files.open(demo + QStringLiteral("/torchrun.log"));
+        QVERIFY(failed.wait(20000));
+        QVERIFY(failed.at(0).at(0).toString().contains(QLatin1String("torchrun.log")));
     }
 };
 

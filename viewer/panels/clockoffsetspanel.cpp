@@ -252,6 +252,16 @@ void ClockOffsetsPanel::resetOffset(RankId rank)
     Q_EMIT clockOffsetsEdited(m_overrides);
 }
 
+void ClockOffsetsPanel::setOverrides(const std::map<RankId, TimeNs> &overrides)
+{
+    if (overrides == m_overrides)
+        return;
+    m_overrides = overrides;
+    rebuild();
+    m_resetAll->setEnabled(!m_overrides.empty());
+    Q_EMIT clockOffsetsEdited(m_overrides);
+}
+
 void ClockOffsetsPanel::resetAll()
 {
     if (m_overrides.empty())

@@ -55,6 +55,9 @@ public Q_SLOTS:
     void resetOffset(rs::RankId rank);
     /// Drops every override.
     void resetAll();
+    /// Replaces every override at once (a reopened session file); emits clockOffsetsEdited once
+    /// when they differ from the current ones.
+    void setOverrides(const std::map<rs::RankId, rs::TimeNs> &overrides);
 
 Q_SIGNALS:
     /// The user's overrides changed; `offsets` holds all of them (rank → ns).

@@ -1,0 +1,94 @@
+#include "sessionfilecontroller.h"
+
+#include <QFutureWatcher>
+#include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace rs {
+
+namespace {
+
+// What a worker hands back: a document and its resolution (open), or an error.
+struct Outcome {
+    std::optional<SessionDocument> document;
+    SessionDocument::Resolution resolution;
+    QString error;
+};
+
+} // namespace
+
+SessionFileController::SessionFileController(QObject *parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<rs::SessionDocument>("rs::SessionDocument");
+    qRegisterMetaType<rs::SessionDocument::Resolution>("rs::SessionDocument::Resolution");
+}
+
+SessionFileController::~SessionFileController()
+{
+    // A save in flight must reach the disk (QSaveFile commits or leaves the old file intact).
+    QThreadPool::globalInstance()->waitForDone();
+}
+
+void SessionFileController::open(const QString &path)
+{
+    const quint64 gen = ++m_generation;
+    ++m_pending;
+    auto *watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, gen, path] {
+        --m_pending;
+        const Outcome r = watcher->result();
+        watcher->deleteLater();
+        if (gen != m_generation)
+            return;
+        if (!r.document)
+            Q_EMIT failed(r.error);
+        else
+            Q_EMIT opened(path, *r.document, r.resolution);
+    });
+    watcher->setFuture(QtConcurrent::run([path]() {
+        Outcome out;
+        out.document = SessionDocument::load(path, &out.error);
+        if (out.document)
+            out.resolution = SessionDocument::resolve(*out.document, path);
+        return out;
+    }));
+}
+
+void SessionFileController::save(const QString &path, SessionPtr session, const SessionLoader::Options &options,
+                                 const SessionDocument &state)
+{
+    if (!session) {
+        Q_EMIT failed(tr("%1: nothing to save (no session is open)").arg(path));
+        return;
+    }
+    const quint64 gen = ++m_generation;
+    ++m_pending;
+    auto *watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, gen, path] {
+        --m_pending;
+        const Outcome r = watcher->result();
+        watcher->deleteLater();
+        if (gen != m_generation)
+            return;
+        if (!r.error.isEmpty())
+            Q_EMIT failed(r.error);
+        else
+            Q_EMIT saved(path);
+    });
+    watcher->setFuture(QtConcurrent::run([path, session, options, state]() {
+        Outcome out;
+        SessionDocument doc = SessionDocument::describe(*session, options, path);
+        doc.clockOffsets = state.clockOffsets;
+        doc.annotations = state.annotations;
+        doc.deletedFindingKeys = state.deletedFindingKeys;
+        doc.editedFindingKeys = state.editedFindingKeys;
+        doc.findingAnnotationsVisible = state.findingAnnotationsVisible;
+        doc.view = state.view;
+        if (!SessionDocument::save(doc, path, &out.error) && out.error.isEmpty())
+            out.error = tr("%1: could not be written").arg(path);
+        return out;
+    }));
+}
+
+} // namespace rs
