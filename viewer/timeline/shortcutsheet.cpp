@@ -14,6 +14,7 @@ std::vector<ShortcutSheet::Entry> ShortcutSheet::entries()
     const QString nav = tr("Navigate");
     const QString sel = tr("Select");
     const QString win = tr("Window");
+    const QString note = tr("Annotate");
     return {
         {nav, tr("W / S"), tr("Zoom in / out around the mouse (or the centre)")},
         {nav, tr("A / D  or  ← / →"), tr("Pan left / right")},
@@ -31,6 +32,12 @@ std::vector<ShortcutSheet::Entry> ShortcutSheet::entries()
         {sel, tr(". / ,"), tr("Select the next / previous event on the same level")},
         {sel, tr("Escape"), tr("Clear the selection")},
         {sel, tr("Click a rank header"), tr("Collapse or expand that rank")},
+        {note, tr("Right-click"), tr("Add a note or an arrow here, mark the visible range or the selected event")},
+        {note, tr("Shift + drag"), tr("Mark the dragged time range (on one rank, or across the ranks dragged over)")},
+        {note, tr("Drag an annotation"), tr("Move it; drag an end of an arrow or range to move that end")},
+        {note, tr("Double-click  or  Return"), tr("Edit the annotation's text and colour")},
+        {note, tr("Delete  or  Backspace"), tr("Delete the selected annotation")},
+        {note, tr("Ctrl + Z / Ctrl + Shift + Z"), tr("Undo / redo annotation changes")},
         {win, tr("Ctrl + O"), tr("Open files")},
         {win, tr("Ctrl + Shift + O"), tr("Open a folder")},
         {win, tr("Drop files or folders"), tr("Open them")},

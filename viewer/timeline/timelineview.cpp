@@ -2,6 +2,8 @@
 
 #include "placements.h"
 
+#include "annotationoverlay.h"
+#include "annotations/annotationstore.h"
 #include "rankgroupwidget.h"
 #include "shortcutsheet.h"
 #include "timelinecontext.h"
@@ -55,6 +57,10 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     m_groupsLayout->addWidget(m_untimed);
     m_groupsLayout->addStretch(1);
     setWidget(m_container);
+    m_annotations = new AnnotationOverlay(this);
+    m_annotations->setGeometry(viewport()->rect());
+    m_annotations->raise();
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, m_annotations, qOverload<>(&QWidget::update));
 
     m_gestureEnd.setSingleShot(true);
     m_gestureEnd.setInterval(350);
@@ -66,6 +72,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
         for (RankGroupWidget *g : m_groups)
             if (g->isVisible())
                 g->viewChanged();
+        m_annotations->update();
     });
     connect(m_state, &ViewState::highlightChanged, this, [this] {
         for (RankGroupWidget *g : m_groups)
@@ -118,6 +125,16 @@ TimelineView::~TimelineView()
 SessionPtr TimelineView::session() const
 {
     return m_ctx->session;
+}
+
+void TimelineView::setAnnotationStore(AnnotationStore *store)
+{
+    m_annotations->setStore(store);
+}
+
+AnnotationStore *TimelineView::annotationStore() const
+{
+    return m_annotations->store();
 }
 
 bool TimelineView::hasTimedData() const
@@ -176,6 +193,7 @@ void TimelineView::rebuildGroups()
             const TimeNs pad = std::max<TimeNs>(r.duration() / 10, 500);
             m_state->setVisibleRange({r.begin - pad, r.end + pad}, ViewState::Change::Jump);
         });
+        m_annotations->watch(g);
         m_groupsLayout->insertWidget(1 + index++, g);
         g->setVisible(!m_state->isRankHidden(rank.id));
         m_groups.push_back(g);
@@ -297,8 +315,10 @@ void TimelineView::resizeEvent(QResizeEvent *event)
 bool TimelineView::viewportEvent(QEvent *event)
 {
     // The viewport's geometry also changes when the scroll bar appears; keep the ruler aligned.
-    if (event->type() == QEvent::Resize)
+    if (event->type() == QEvent::Resize) {
         placeRuler();
+        m_annotations->setGeometry(viewport()->rect());
+    }
     return QScrollArea::viewportEvent(event);
 }
 
@@ -453,6 +473,9 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
 {
     const std::optional<int> mouse = m_cursorX >= 0 ? std::optional<int>(m_cursorX) : std::nullopt;
     const bool alt = event->modifiers() & Qt::AltModifier;
+    // Delete/Backspace, Return and Escape act on the selected annotation first, when there is one.
+    if (m_annotations->handleKey(event))
+        return;
     switch (event->key()) {
     case Qt::Key_W: zoomAround(kZoomStep, mouse); return;
     case Qt::Key_S: zoomAround(1.0 / kZoomStep, mouse); return;

@@ -21,6 +21,8 @@ class QVBoxLayout;
 
 namespace rs {
 
+class AnnotationOverlay;
+class AnnotationStore;
 class RankGroupWidget;
 class TimeRuler;
 struct TimelineContext;
@@ -42,6 +44,12 @@ public:
     /// Spikes and divergence badges of `analysis` (null: none), drawn on the groups.
     void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
     SessionPtr session() const;
+    /// Draws and edits the annotations of `store` (null: none) over every rank group and chart.
+    /// Not owned; undo/redo actions come from store->undoStack().
+    void setAnnotationStore(AnnotationStore *store);
+    AnnotationStore *annotationStore() const;
+    /// The widget that paints annotations over the viewport and handles the mouse for them.
+    AnnotationOverlay *annotationOverlay() const { return m_annotations; }
     ViewState *viewState() const { return m_state; }
     TimeRuler *ruler() const { return m_ruler; }
     /// The group of `rank`, or nullptr when the session has no such rank.
@@ -102,6 +110,7 @@ private:
     QWidget *m_container;
     QVBoxLayout *m_groupsLayout;
     QLabel *m_untimed; // shown when no data has a time
+    AnnotationOverlay *m_annotations; // on top of the groups, across all of them
     std::vector<RankGroupWidget *> m_groups;
     QTimer m_gestureEnd; // ends a wheel gesture once the wheel rests
     int m_cursorX = -1;

@@ -1,0 +1,418 @@
+#include "annotationpainter.h"
+
+#include <QFontMetricsF>
+#include <QGuiApplication>
+#include <QPainter>
+#include <QPainterPath>
+#include <QTextLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rs {
+
+namespace {
+
+constexpr double kCalloutMaxWidth = 240;  // text wraps beyond this
+constexpr int kCalloutMaxLines = 4;       // longer notes are elided: the panel has the full text
+constexpr double kPadX = 6, kPadY = 3;
+constexpr double kFlagW = 10, kFlagH = 12; // the pin's flag
+constexpr double kLabelMaxWidth = 220;    // arrow and range labels: one line
+constexpr double kHandle = 7;             // side of a selection handle
+constexpr double kEdgeGrab = 4;           // pixels either side of a range edge that grab it
+constexpr double kEndGrab = 7;            // radius around an arrow end that grabs it
+constexpr double kLineGrab = 4;           // distance from an arrow's shaft that grabs it
+constexpr double kArrowHead = 13, kArrowHalf = 5.5;
+const QColor kText(0x1f, 0x29, 0x37);
+
+// Where every part of one annotation lands: painting and hit-testing share this, so a click lands
+// on exactly what was drawn.
+struct Placed {
+    const Annotation *a = nullptr;
+    QRectF band;      // the rank band (or the whole area) it sits on
+    QPointF from, to; // note: pin top (both); arrow: tail, head; range: top-left x of start/end
+    QRectF box;       // note callout, arrow/range label; empty when there is no text
+    QRectF flag;      // note: the flag at the pin
+    QStringList lines; // the text of `box`, wrapped and elided
+};
+
+QFont annotationFont()
+{
+    QFont f = QGuiApplication::font();
+    f.setPixelSize(11);
+    return f;
+}
+
+// Wraps `text` into at most `maxLines` lines of `width`, the last elided when the text goes on.
+QStringList wrap(const QString &text, const QFont &font, double width, int maxLines)
+{
+    QStringList out;
+    const QFontMetricsF fm(font);
+    const QStringList paragraphs = text.split(QLatin1Char('\n'));
+    for (qsizetype p = 0; p < paragraphs.size() && out.size() < maxLines; ++p) {
+        const QString &para = paragraphs[p];
+        QTextLayout layout(para, font);
+        layout.beginLayout();
+        int consumed = 0;
+        while (true) {
+            QTextLine line = layout.createLine();
+            if (!line.isValid())
+                break;
+            line.setLineWidth(width);
+            if (out.size() == maxLines - 1) {
+                // Last line allowed: put everything left on it, elided.
+                QString rest = para.mid(consumed);
+                if (p + 1 < paragraphs.size())
+                    rest += QStringLiteral(" …");
+                out << fm.elidedText(rest.simplified(), Qt::ElideRight, width);
+                consumed = static_cast<int>(para.size());
+                break;
+            }
+            out << para.mid(line.textStart(), line.textLength()).trimmed();
+            consumed = line.textStart() + line.textLength();
+        }
+        layout.endLayout();
+        if (para.isEmpty() && out.size() < maxLines)
+            out << QString();
+    }
+    while (!out.isEmpty() && out.back().isEmpty())
+        out.pop_back();
+    return out;
+}
+
+QSizeF textSize(const QStringList &lines, const QFont &font)
+{
+    const QFontMetricsF fm(font);
+    double w = 0;
+    for (const QString &l : lines)
+        w = std::max(w, fm.horizontalAdvance(l));
+    return {std::ceil(w) + 2 * kPadX, std::ceil(fm.height() * static_cast<double>(lines.size())) + 2 * kPadY};
+}
+
+// Moves `r` inside `area` as far as it fits (left/top win when it does not).
+QRectF keepInside(QRectF r, const QRectF &area)
+{
+    if (r.right() > area.right())
+        r.moveRight(area.right());
+    if (r.left() < area.left())
+        r.moveLeft(area.left());
+    if (r.bottom() > area.bottom())
+        r.moveBottom(area.bottom());
+    if (r.top() < area.top())
+        r.moveTop(area.top());
+    return r;
+}
+
+// Pushes `r` down below every box already placed that it overlaps, so stacked notes stay legible.
+QRectF avoid(QRectF r, const std::vector<QRectF> &taken)
+{
+    for (int guard = 0; guard < 64; ++guard) {
+        bool moved = false;
+        for (const QRectF &t : taken)
+            if (r.intersects(t)) {
+                r.moveTop(t.bottom() + 2);
+                moved = true;
+            }
+        if (!moved)
+            break;
+    }
+    return r;
+}
+
+std::vector<Placed> place(const std::vector<Annotation> &annotations, const AnnotationGeometry &g, const QFont &font)
+{
+    std::vector<Placed> out;
+    out.reserve(annotations.size());
+    std::vector<QRectF> taken;
+    const QFontMetricsF fm(font);
+    auto bandOf = [&g](RankId rank) -> std::optional<QRectF> {
+        if (rank == kNoRank)
+            return g.area;
+        return g.rankBand ? g.rankBand(rank) : std::nullopt;
+    };
+    // Labels of ranges first (they sit on the band's top edge), then callouts stack below them.
+    for (int pass = 0; pass < 3; ++pass) {
+        for (const Annotation &a : annotations) {
+            const int wanted = a.kind == Annotation::Kind::Range ? 0 : a.kind == Annotation::Kind::Arrow ? 1 : 2;
+            if (wanted != pass)
+                continue;
+            const auto band = bandOf(a.rank);
+            if (!band)
+                continue;
+            Placed p;
+            p.a = &a;
+            p.band = *band;
+            switch (a.kind) {
+            case Annotation::Kind::Range: {
+                const double x0 = g.x(std::min(a.time, a.endTime)), x1 = g.x(std::max(a.time, a.endTime));
+                p.from = {x0, band->top()};
+                p.to = {x1, band->top()};
+                if (x1 < g.area.left() || x0 > g.area.right())
+                    continue;
+                if (!a.text.isEmpty()) {
+                    p.lines = {fm.elidedText(a.text.simplified(), Qt::ElideRight, kLabelMaxWidth)};
+                    QRectF box(QPointF(std::max(x0, g.area.left()) + 3, band->top() + 3), textSize(p.lines, font));
+                    // A label never leaves the range when the range is wide enough to hold it.
+                    if (box.right() > x1 - 3 && x1 - 3 - box.width() >= std::max(x0, g.area.left()) + 3)
+                        box.moveRight(x1 - 3);
+                    p.box = avoid(keepInside(box, g.area), taken);
+                    taken.push_back(p.box);
+                }
+                break;
+            }
+            case Annotation::Kind::Arrow: {
+                const auto endBand = bandOf(a.endRank);
+                if (!endBand)
+                    continue;
+                p.from = {g.x(a.time), band->center().y()};
+                p.to = {g.x(a.endTime), endBand->center().y()};
+                if (!a.text.isEmpty()) {
+                    p.lines = {fm.elidedText(a.text.simplified(), Qt::ElideRight, kLabelMaxWidth)};
+                    const QSizeF s = textSize(p.lines, font);
+                    // At the tail, on the side away from the head, so the shaft never crosses it.
+                    const bool headRight = p.to.x() >= p.from.x();
+                    const bool headBelow = p.to.y() >= p.from.y();
+                    QRectF box(QPointF(headRight ? p.from.x() - s.width() - 4 : p.from.x() + 4,
+                                       headBelow ? p.from.y() - s.height() - 4 : p.from.y() + 4),
+                               s);
+                    p.box = avoid(keepInside(box, g.area), taken);
+                    taken.push_back(p.box);
+                }
+                break;
+            }
+            case Annotation::Kind::Note: {
+                const double x = g.x(a.time);
+                if (x < g.area.left() - kCalloutMaxWidth || x > g.area.right() + kCalloutMaxWidth)
+                    continue;
+                const double top = std::max(band->top(), g.area.top());
+                p.from = p.to = {x, top};
+                p.flag = QRectF(x, top, kFlagW, kFlagH);
+                if (!a.text.isEmpty()) {
+                    p.lines = wrap(a.text, font, kCalloutMaxWidth - 2 * kPadX, kCalloutMaxLines);
+                    const QSizeF s = textSize(p.lines, font);
+                    QRectF box(QPointF(x + kFlagW + 2, top + 2), s);
+                    if (box.right() > g.area.right()) // flip to the left of the pin near the right edge
+                        box.moveRight(x - 3);
+                    p.box = avoid(keepInside(box, g.area), taken);
+                    taken.push_back(p.box);
+                }
+                break;
+            }
+            }
+            out.push_back(std::move(p));
+        }
+    }
+    // Paint and hit-test in the caller's order (later on top), whatever the placement order was.
+    std::stable_sort(out.begin(), out.end(), [](const Placed &l, const Placed &r) { return l.a < r.a; });
+    return out;
+}
+
+double distanceToSegment(const QPointF &p, const QPointF &a, const QPointF &b)
+{
+    const QPointF d = b - a;
+    const double len2 = QPointF::dotProduct(d, d);
+    const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(p - a, d) / len2, 0.0, 1.0) : 0.0;
+    const QPointF q = a + t * d;
+    return std::hypot(p.x() - q.x(), p.y() - q.y());
+}
+
+double distance(const QPointF &a, const QPointF &b)
+{
+    return std::hypot(a.x() - b.x(), a.y() - b.y());
+}
+
+// Crisp 1 px vertical lines at 1×: centre them on a pixel.
+double pixelCentre(double x)
+{
+    return std::floor(x) + 0.5;
+}
+
+void paintHandle(QPainter &p, const QPointF &c, const QColor &color, bool round)
+{
+    p.setPen(QPen(color, 1.5));
+    p.setBrush(Qt::white);
+    const QRectF r(c.x() - kHandle / 2, c.y() - kHandle / 2, kHandle, kHandle);
+    if (round)
+        p.drawEllipse(r);
+    else
+        p.drawRect(r);
+}
+
+// The text box of a note or label: white (tinted for findings), coloured border, accent bar.
+void paintBox(QPainter &p, const Placed &pl, const QColor &color, bool finding, double border)
+{
+    if (pl.box.isEmpty())
+        return;
+    QColor fill = Qt::white;
+    if (finding) {
+        // A wash of the severity colour tells findings from notes at a glance.
+        fill = QColor(255 - (255 - color.red()) / 12, 255 - (255 - color.green()) / 12, 255 - (255 - color.blue()) / 12);
+    }
+    p.setPen(QPen(color, border));
+    p.setBrush(fill);
+    p.drawRoundedRect(pl.box, 3, 3);
+    p.fillRect(QRectF(pl.box.left() + 0.5, pl.box.top() + 2, 2.5, pl.box.height() - 4), color);
+    p.setPen(kText);
+    const QFontMetricsF fm(p.font());
+    double y = pl.box.top() + kPadY + fm.ascent();
+    for (const QString &line : pl.lines) {
+        p.drawText(QPointF(pl.box.left() + kPadX, y), line);
+        y += fm.height();
+    }
+}
+
+void paintNote(QPainter &p, const Placed &pl, const QColor &color, bool finding, bool selected, bool hovered)
+{
+    const double x = pixelCentre(pl.from.x());
+    const double top = pl.from.y();
+    // The moment, down the whole band, faint: lines the note up with what ran then.
+    QColor faint = color;
+    faint.setAlphaF(0.55f);
+    p.setPen(QPen(faint, 1, Qt::DashLine));
+    p.drawLine(QPointF(x, top), QPointF(x, std::min(pl.band.bottom(), top + std::max(pl.band.height(), 24.0))));
+    p.setPen(QPen(color.darker(120), 1));
+    p.setBrush(color);
+    if (finding) {
+        // Findings carry a diamond (the findings panel's high-severity shape) instead of a flag.
+        QPolygonF d;
+        d << QPointF(x, top) << QPointF(x + 5, top + 5) << QPointF(x, top + 10) << QPointF(x - 5, top + 5);
+        p.drawPolygon(d);
+    } else {
+        p.drawLine(QPointF(x, top), QPointF(x, top + kFlagH + 4));
+        QPolygonF flag;
+        flag << QPointF(x, top) << QPointF(x + kFlagW, top + kFlagH * 0.35) << QPointF(x, top + kFlagH * 0.7);
+        p.drawPolygon(flag);
+    }
+    if (!pl.box.isEmpty()) {
+        // A short leader ties a callout pushed down (or flipped left) back to its pin.
+        if (pl.box.left() > x + kFlagW + 3 || pl.box.top() > top + 4 || pl.box.right() < x) {
+            p.setPen(QPen(faint, 1));
+            const double bx = pl.box.left() > x ? pl.box.left() : pl.box.right();
+            p.drawLine(QPointF(x, top + 6), QPointF(bx, std::clamp(top + 6, pl.box.top() + 3, pl.box.bottom() - 3)));
+        }
+        paintBox(p, pl, color, finding, selected ? 2.0 : hovered ? 1.5 : 1.0);
+    }
+    if (selected)
+        paintHandle(p, QPointF(x, top + (finding ? 5 : kFlagH * 0.35)), color, false);
+}
+
+void paintArrow(QPainter &p, const Placed &pl, const QColor &color, bool selected, bool hovered)
+{
+    const QPointF a = pl.from, b = pl.to;
+    const double len = distance(a, b);
+    const double width = selected ? 2.5 : hovered ? 2.2 : 1.8;
+    if (len >= 1) {
+        const QPointF u = (b - a) / len;
+        const QPointF n(-u.y(), u.x());
+        const double head = std::min(kArrowHead, len * 0.6);
+        const QPointF base = b - u * head;
+        // A white casing keeps the shaft readable over dense spans of any colour.
+        p.setPen(QPen(QColor(255, 255, 255, 200), width + 2.5, Qt::SolidLine, Qt::RoundCap));
+        p.drawLine(a, base);
+        p.setPen(QPen(color, width, Qt::SolidLine, Qt::RoundCap));
+        p.drawLine(a, base + u * 1.0);
+        QPolygonF tip;
+        tip << b << base + n * kArrowHalf << base - n * kArrowHalf;
+        p.setPen(QPen(QColor(255, 255, 255, 220), 1.2, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+        p.setBrush(color);
+        p.drawPolygon(tip);
+    }
+    p.setPen(QPen(Qt::white, 1.2));
+    p.setBrush(color);
+    p.drawEllipse(a, 3.2, 3.2);
+    paintBox(p, pl, color, pl.a->origin == Annotation::Origin::Finding, selected ? 2.0 : hovered ? 1.5 : 1.0);
+    if (selected) {
+        paintHandle(p, a, color, true);
+        paintHandle(p, b, color, true);
+    }
+}
+
+void paintRange(QPainter &p, const Placed &pl, const QColor &color, bool finding, bool selected, bool hovered)
+{
+    const double x0 = pl.from.x(), x1 = pl.to.x();
+    const QRectF r(QPointF(x0, pl.band.top()), QPointF(std::max(x1, x0 + 1), pl.band.bottom()));
+    QColor wash = color;
+    wash.setAlphaF(selected ? 0.20f : hovered ? 0.16f : 0.11f);
+    p.fillRect(r, wash);
+    QColor edge = color;
+    edge.setAlphaF(0.85f);
+    // Finding ranges are dashed: the analysis' estimate, not a person's mark.
+    p.setPen(QPen(edge, selected ? 2.0 : 1.0, finding ? Qt::DashLine : Qt::SolidLine, Qt::FlatCap));
+    p.drawLine(QPointF(pixelCentre(x0), r.top()), QPointF(pixelCentre(x0), r.bottom()));
+    p.drawLine(QPointF(pixelCentre(x1), r.top()), QPointF(pixelCentre(x1), r.bottom()));
+    paintBox(p, pl, color, finding, selected ? 2.0 : hovered ? 1.5 : 1.0);
+    if (selected) {
+        const double y = std::clamp(r.center().y(), pl.band.top() + kHandle, pl.band.bottom() - kHandle);
+        paintHandle(p, QPointF(x0, y), color, false);
+        paintHandle(p, QPointF(x1, y), color, false);
+    }
+}
+
+} // namespace
+
+void AnnotationPainter::paint(QPainter &painter, const std::vector<Annotation> &annotations, const AnnotationGeometry &geometry,
+                              std::uint64_t selectedId, std::uint64_t hoveredId)
+{
+    if (annotations.empty() || !geometry.x || geometry.area.isEmpty())
+        return;
+    painter.save();
+    painter.setClipRect(geometry.area, painter.hasClipping() ? Qt::IntersectClip : Qt::ReplaceClip);
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    painter.setRenderHint(QPainter::TextAntialiasing, true);
+    const QFont font = annotationFont();
+    painter.setFont(font);
+    for (const Placed &pl : place(annotations, geometry, font)) {
+        const Annotation &a = *pl.a;
+        const QColor color = a.effectiveColor();
+        const bool finding = a.origin == Annotation::Origin::Finding;
+        const bool selected = a.id != 0 && a.id == selectedId;
+        const bool hovered = a.id != 0 && a.id == hoveredId;
+        switch (a.kind) {
+        case Annotation::Kind::Note: paintNote(painter, pl, color, finding, selected, hovered); break;
+        case Annotation::Kind::Arrow: paintArrow(painter, pl, color, selected, hovered); break;
+        case Annotation::Kind::Range: paintRange(painter, pl, color, finding, selected, hovered); break;
+        }
+    }
+    painter.restore();
+}
+
+std::pair<std::uint64_t, AnnotationPainter::Part> AnnotationPainter::hitTest(const QPointF &point, const std::vector<Annotation> &annotations,
+                                                                             const AnnotationGeometry &geometry)
+{
+    if (annotations.empty() || !geometry.x || !geometry.area.contains(point))
+        return {0, Part::None};
+    const std::vector<Placed> placed = place(annotations, geometry, annotationFont());
+    for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
+        const Placed &pl = *it;
+        const Annotation &a = *pl.a;
+        switch (a.kind) {
+        case Annotation::Kind::Note:
+            if (pl.box.contains(point) || pl.flag.adjusted(-5, -2, 2, 4).contains(point))
+                return {a.id, Part::Body};
+            break;
+        case Annotation::Kind::Arrow: {
+            const double dStart = distance(point, pl.from), dEnd = distance(point, pl.to);
+            if (std::min(dStart, dEnd) <= kEndGrab)
+                return {a.id, dEnd < dStart ? Part::End : Part::Start};
+            if (distanceToSegment(point, pl.from, pl.to) <= kLineGrab || pl.box.contains(point))
+                return {a.id, Part::Body};
+            break;
+        }
+        case Annotation::Kind::Range: {
+            // Only the edges and the label grab a range: its inside stays free for selecting and
+            // panning what lies under it.
+            if (point.y() < pl.band.top() || point.y() > pl.band.bottom())
+                break;
+            const double d0 = std::abs(point.x() - pl.from.x()), d1 = std::abs(point.x() - pl.to.x());
+            if (std::min(d0, d1) <= kEdgeGrab)
+                return {a.id, d1 < d0 ? Part::End : Part::Start};
+            if (pl.box.contains(point))
+                return {a.id, Part::Body};
+            break;
+        }
+        }
+    }
+    return {0, Part::None};
+}
+
+} // namespace rs

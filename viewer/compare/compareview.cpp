@@ -1,0 +1,409 @@
+#include "compareview.h"
+
+#include "compare/rankdiff.h"
+#include "compare/referencerank.h"
+#include "comparesortfiltermodel.h"
+#include "opdiffmodel.h"
+#include "plural.h"
+#include "rankmetricsmodel.h"
+#include "smallmultiples.h"
+#include "stepdiffmodel.h"
+#include "timeformat.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace rs {
+
+namespace {
+
+// What a worker hands back: the two ranks' totals (fresh or from the cache) and their diff.
+struct DiffOutcome {
+    quint64 generation = 0;
+    SessionPtr session;
+    RankId a = kNoRank;
+    RankId b = kNoRank;
+    std::shared_ptr<const RankOpTotals> totalsA;
+    std::shared_ptr<const RankOpTotals> totalsB;
+    std::vector<OpDiffRow> ops;
+    std::vector<StepDiffRow> steps;
+    qint64 elapsedMs = 0;
+};
+
+QTableView *makeTable(QWidget *parent)
+{
+    auto *t = new QTableView(parent);
+    t->setSortingEnabled(true);
+    t->setAlternatingRowColors(false);
+    t->setSelectionBehavior(QAbstractItemView::SelectRows);
+    t->setSelectionMode(QAbstractItemView::SingleSelection);
+    t->verticalHeader()->hide();
+    t->verticalHeader()->setDefaultSectionSize(t->fontMetrics().height() + 6);
+    t->horizontalHeader()->setHighlightSections(false);
+    t->setWordWrap(false);
+    t->setShowGrid(false);
+    return t;
+}
+
+QString legendHtml()
+{
+    QString html = CompareView::tr("Deviation from the reference: ");
+    for (const auto &[at, label] : RankMetricsModel::legendStops()) {
+        const QColor c = RankMetricsModel::deviationColor(at);
+        html += QStringLiteral("<span style='background-color:%1; border:1px solid #ccc'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2&nbsp;&nbsp;")
+                    .arg(c.name(), label.toHtmlEscaped());
+    }
+    html += QStringLiteral("&nbsp;&nbsp;<span style='color:%1'>\u2501</span>&nbsp;%2")
+                .arg(SmallMultiples::referenceColor().name(), CompareView::tr("reference curve"));
+    return html;
+}
+
+} // namespace
+
+CompareView::CompareView(ViewState *state, QWidget *parent) : QWidget(parent), m_state(state)
+{
+    buildUi();
+    if (state) {
+        connect(state, &ViewState::selectedRankChanged, this, &CompareView::syncSelectedRank);
+        connect(state, &ViewState::fullRangeChanged, this, [this] {
+            if (m_analysis)
+                m_metrics->setAnalysis(m_analysis, origin());
+        });
+    }
+}
+
+CompareView::~CompareView() = default;
+
+void CompareView::buildUi()
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+
+    auto *top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Reference rank:"), this));
+    m_refCombo = new QComboBox(this);
+    m_refCombo->setToolTip(tr("The rank every other rank is compared with. By default the median rank: the one closest "
+                              "to the per-metric medians over all ranks."));
+    top->addWidget(m_refCombo);
+    m_refNote = new QLabel(this);
+    m_refNote->setStyleSheet(QStringLiteral("color:#555d68"));
+    top->addWidget(m_refNote);
+    m_showRef = new QCheckBox(tr("Reference curve in every row"), this);
+    m_showRef->setChecked(true);
+    top->addWidget(m_showRef);
+    top->addStretch(1);
+    auto *legend = new QLabel(legendHtml(), this);
+    legend->setTextFormat(Qt::RichText);
+    top->addWidget(legend);
+    layout->addLayout(top);
+
+    m_tabs = new QTabWidget(this);
+    layout->addWidget(m_tabs, 1);
+
+    // Ranks tab.
+    auto *ranksSplit = new QSplitter(Qt::Vertical, m_tabs);
+    auto *scroll = new QScrollArea(ranksSplit);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_multiples = new SmallMultiples(m_state, scroll);
+    scroll->setWidget(m_multiples);
+    m_metrics = new RankMetricsModel(this);
+    m_metricsProxy = new CompareSortFilterModel(this);
+    m_metricsProxy->setSourceModel(m_metrics);
+    m_metricsTable = makeTable(ranksSplit);
+    m_metricsTable->setModel(m_metricsProxy);
+    m_metricsTable->sortByColumn(RankMetricsModel::RankColumn, Qt::AscendingOrder);
+    m_metricsTable->setToolTip(tr("Click a rank to select it everywhere; double-click to make it the reference."));
+    ranksSplit->addWidget(scroll);
+    ranksSplit->addWidget(m_metricsTable);
+    ranksSplit->setStretchFactor(0, 3);
+    ranksSplit->setStretchFactor(1, 2);
+    m_tabs->addTab(ranksSplit, tr("Ranks"));
+
+    // Two-rank diff tab.
+    auto *diff = new QWidget(m_tabs);
+    auto *diffLayout = new QVBoxLayout(diff);
+    diffLayout->setContentsMargins(0, 4, 0, 0);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Rank A:"), diff));
+    m_aCombo = new QComboBox(diff);
+    bar->addWidget(m_aCombo);
+    auto *swap = new QToolButton(diff);
+    swap->setText(QStringLiteral("\u21c4"));
+    swap->setToolTip(tr("Swap A and B"));
+    bar->addWidget(swap);
+    bar->addWidget(new QLabel(tr("Rank B:"), diff));
+    m_bCombo = new QComboBox(diff);
+    bar->addWidget(m_bCombo);
+    bar->addSpacing(12);
+    m_kind = new QComboBox(diff);
+    m_kind->addItem(tr("Ops and kernels"), -1);
+    m_kind->addItem(tr("CPU ops"), int(OpKind::CpuOp));
+    m_kind->addItem(tr("GPU kernels"), int(OpKind::Kernel));
+    m_kind->addItem(tr("Memcpy / memset"), int(OpKind::GpuMemory));
+    bar->addWidget(m_kind);
+    m_filter = new QLineEdit(diff);
+    m_filter->setPlaceholderText(tr("Filter names\u2026"));
+    m_filter->setClearButtonEnabled(true);
+    bar->addWidget(m_filter, 1);
+    m_diffStatus = new QLabel(diff);
+    m_diffStatus->setStyleSheet(QStringLiteral("color:#555d68"));
+    bar->addWidget(m_diffStatus);
+    diffLayout->addLayout(bar);
+    auto *diffSplit = new QSplitter(Qt::Horizontal, diff);
+    m_ops = new OpDiffModel(this);
+    m_opsProxy = new CompareSortFilterModel(this);
+    m_opsProxy->setSourceModel(m_ops);
+    m_opsProxy->setFilterKeyColumn(OpDiffModel::NameColumn);
+    m_opsTable = makeTable(diffSplit);
+    m_opsTable->setModel(m_opsProxy);
+    m_opsTable->horizontalHeader()->setSortIndicatorShown(false);
+    m_opsTable->horizontalHeader()->resizeSection(OpDiffModel::NameColumn, 320);
+    m_steps = new StepDiffModel(this);
+    m_stepsProxy = new CompareSortFilterModel(this);
+    m_stepsProxy->setSourceModel(m_steps);
+    m_stepsTable = makeTable(diffSplit);
+    m_stepsTable->setModel(m_stepsProxy);
+    m_stepsTable->sortByColumn(StepDiffModel::StepColumn, Qt::AscendingOrder);
+    m_stepsTable->setToolTip(tr("Double-click a step to show it on rank B's clock"));
+    diffSplit->addWidget(m_opsTable);
+    diffSplit->addWidget(m_stepsTable);
+    diffSplit->setStretchFactor(0, 3);
+    diffSplit->setStretchFactor(1, 1);
+    diffLayout->addWidget(diffSplit, 1);
+    m_tabs->addTab(diff, tr("Two-rank diff"));
+
+    connect(m_refCombo, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (!m_updatingCombos && i >= 0)
+            applyReference(m_refCombo->itemData(i).toInt(), true);
+    });
+    connect(m_showRef, &QCheckBox::toggled, m_multiples, &SmallMultiples::setShowReference);
+    connect(m_metricsTable, &QTableView::clicked, this, [this](const QModelIndex &i) {
+        if (m_state)
+            m_state->setSelectedRank(i.data(RankMetricsModel::RankRole).toInt());
+    });
+    connect(m_metricsTable, &QTableView::doubleClicked, this,
+            [this](const QModelIndex &i) { setReferenceRank(i.data(RankMetricsModel::RankRole).toInt()); });
+    const auto diffCombo = [this] {
+        if (!m_updatingCombos)
+            setDiffRanks(m_aCombo->currentData().toInt(), m_bCombo->currentData().toInt());
+    };
+    connect(m_aCombo, &QComboBox::currentIndexChanged, this, diffCombo);
+    connect(m_bCombo, &QComboBox::currentIndexChanged, this, diffCombo);
+    connect(swap, &QToolButton::clicked, this, [this] { setDiffRanks(m_diffB, m_diffA); });
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &t) {
+        m_opsProxy->setTextFilter(t);
+    });
+    connect(m_kind, &QComboBox::currentIndexChanged, this, [this] { m_opsProxy->setKindFilter(m_kind->currentData().toInt()); });
+    connect(m_stepsTable, &QTableView::doubleClicked, this, [this](const QModelIndex &i) {
+        const QModelIndex src = m_stepsProxy->mapToSource(i);
+        if (!m_state || !src.isValid())
+            return;
+        const StepDiffRow &r = m_steps->rowAt(src.row());
+        const RankId rank = r.startB ? m_diffB : m_diffA;
+        const TimeNs start = (r.startB ? *r.startB : *r.startA) + m_state->clockOffset(rank);
+        const TimeNs dur = std::max(r.a.value_or(0), r.b.value_or(0));
+        m_state->setVisibleRange({start - dur / 20, start + dur + dur / 20});
+        m_state->setSelectedRank(rank);
+    });
+}
+
+TimeNs CompareView::origin() const
+{
+    if (m_state && m_state->fullRange().duration() > ViewState::kMinVisibleNs)
+        return m_state->fullRange().begin;
+    return m_session ? m_session->timeRange().begin : 0;
+}
+
+void CompareView::setSession(SessionPtr session)
+{
+    m_session = std::move(session);
+    m_analysis.reset();
+    m_totals.clear();
+    ++m_generation;
+    m_pending = 0;
+    m_reference = kNoRank;
+    m_diffA = m_diffB = kNoRank;
+    m_ops->clear();
+    m_steps->clear();
+    m_metrics->setAnalysis(nullptr, 0);
+    m_multiples->setAnalysis(nullptr);
+    m_multiples->setSession(m_session);
+    fillRankCombos();
+    pickDefaults();
+}
+
+void CompareView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+{
+    m_analysis = std::move(analysis);
+    m_metrics->setAnalysis(m_analysis, origin());
+    m_multiples->setAnalysis(m_analysis);
+    pickDefaults();
+    m_metricsTable->resizeColumnsToContents();
+}
+
+void CompareView::fillRankCombos()
+{
+    m_updatingCombos = true;
+    for (QComboBox *c : {m_refCombo, m_aCombo, m_bCombo}) {
+        c->clear();
+        if (m_session)
+            for (const Rank &r : m_session->ranks())
+                c->addItem(tr("rank %1").arg(r.id), r.id);
+    }
+    m_updatingCombos = false;
+}
+
+void CompareView::pickDefaults()
+{
+    if (!m_session || m_session->ranks().empty())
+        return;
+    RankId ref = m_analysis ? ReferenceRank::pick(m_analysis->metrics) : kNoRank;
+    if (!m_session->rank(ref))
+        ref = m_session->ranks().front().id;
+    applyReference(ref, true);
+    m_refNote->setText(m_analysis ? tr("(median rank: %1)").arg(ref) : tr("(waiting for the analysis)"));
+    // B: the most divergent rank, else one that ran out of memory, else the next rank.
+    RankId b = kNoRank;
+    if (m_analysis) {
+        for (const Divergence &d : m_analysis->divergent)
+            if (d.rank != ref && m_session->rank(d.rank)) {
+                b = d.rank;
+                break;
+            }
+        if (b == kNoRank)
+            for (const RankMetrics &m : m_analysis->metrics)
+                if (m.oom && m.rank != ref) {
+                    b = m.rank;
+                    break;
+                }
+    }
+    if (b == kNoRank)
+        for (const Rank &r : m_session->ranks())
+            if (r.id != ref) {
+                b = r.id;
+                break;
+            }
+    if (b == kNoRank)
+        b = ref;
+    setDiffRanks(ref, b);
+}
+
+void CompareView::applyReference(RankId rank, bool emitSignal)
+{
+    if (!m_session || !m_session->rank(rank))
+        return;
+    const bool changed = rank != m_reference;
+    m_reference = rank;
+    m_metrics->setReferenceRank(rank);
+    m_multiples->setReferenceRank(rank);
+    m_updatingCombos = true;
+    m_refCombo->setCurrentIndex(m_refCombo->findData(rank));
+    m_updatingCombos = false;
+    if (changed && emitSignal)
+        Q_EMIT referenceRankChanged(rank);
+}
+
+void CompareView::setReferenceRank(RankId rank)
+{
+    applyReference(rank, true);
+}
+
+void CompareView::showDiff(bool diff)
+{
+    m_tabs->setCurrentIndex(diff ? 1 : 0);
+}
+
+std::shared_ptr<const RankOpTotals> CompareView::cachedTotals(RankId rank) const
+{
+    const auto it = m_totals.find(rank);
+    return it == m_totals.end() ? nullptr : it->second;
+}
+
+void CompareView::setDiffRanks(RankId a, RankId b)
+{
+    if (!m_session || !m_session->rank(a) || !m_session->rank(b))
+        return;
+    if (a == m_diffA && b == m_diffB && (m_pending > 0 || m_ops->rankA() == a) && m_ops->rankB() == b)
+        return;
+    m_diffA = a;
+    m_diffB = b;
+    m_updatingCombos = true;
+    m_aCombo->setCurrentIndex(m_aCombo->findData(a));
+    m_bCombo->setCurrentIndex(m_bCombo->findData(b));
+    m_updatingCombos = false;
+    requestDiff();
+}
+
+void CompareView::requestDiff()
+{
+    const quint64 gen = ++m_generation;
+    ++m_pending;
+    m_diffStatus->setText(tr("computing op totals\u2026"));
+    auto *watcher = new QFutureWatcher<DiffOutcome>(this);
+    connect(watcher, &QFutureWatcher<DiffOutcome>::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        DiffOutcome out = watcher->result();
+        --m_pending;
+        // Totals stay valid for their session even when the request was superseded.
+        if (out.session != m_session)
+            return;
+        m_totals[out.a] = out.totalsA;
+        m_totals[out.b] = out.totalsB;
+        if (out.generation != m_generation)
+            return;
+        m_ops->setDiff(out.session, std::move(out.ops), out.a, out.b);
+        m_steps->setSteps(std::move(out.steps), out.a, out.b);
+        m_opsTable->resizeColumnsToContents();
+        m_opsTable->horizontalHeader()->resizeSection(OpDiffModel::NameColumn,
+                                                      std::min(420, m_opsTable->horizontalHeader()->sectionSize(OpDiffModel::NameColumn)));
+        m_stepsTable->resizeColumnsToContents();
+        m_diffStatus->setText(tr("%1 \u00b7 %2 ms").arg(countOf(m_ops->rowCount(), tr("name"), tr("names"))).arg(out.elapsedMs));
+        Q_EMIT diffReady(out.a, out.b);
+    });
+    watcher->setFuture(QtConcurrent::run([gen, session = m_session, a = m_diffA, b = m_diffB, ta = cachedTotals(m_diffA),
+                                          tb = cachedTotals(m_diffB)]() {
+        QElapsedTimer timer;
+        timer.start();
+        DiffOutcome out;
+        out.generation = gen;
+        out.session = session;
+        out.a = a;
+        out.b = b;
+        out.totalsA = ta ? ta : std::make_shared<const RankOpTotals>(OpTotals::compute(*session, a));
+        out.totalsB = a == b ? out.totalsA : tb ? tb : std::make_shared<const RankOpTotals>(OpTotals::compute(*session, b));
+        out.ops = RankDiff::ops(*session, *out.totalsA, *out.totalsB);
+        out.steps = RankDiff::steps(*session, a, b);
+        out.elapsedMs = timer.elapsed();
+        return out;
+    }));
+}
+
+void CompareView::syncSelectedRank(RankId rank)
+{
+    const int row = m_metrics->rowOf(rank);
+    if (row < 0) {
+        m_metricsTable->clearSelection();
+        return;
+    }
+    const QModelIndex proxy = m_metricsProxy->mapFromSource(m_metrics->index(row, 0));
+    if (proxy.isValid())
+        m_metricsTable->selectRow(proxy.row());
+}
+
+} // namespace rs

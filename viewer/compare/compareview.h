@@ -1,0 +1,117 @@
+#pragma once
+// The compare view: every rank against a reference rank. The "Ranks" tab shows each rank's memory
+// and steps as small multiples on the aligned axis over a table of per-rank metrics coloured by
+// deviation from the reference; the "Two-rank diff" tab puts rank A's op and kernel totals against
+// rank B's (largest differences first) beside their per-step durations.
+//
+// The reference defaults to the median rank (compare/referencerank.h), picked again for every new
+// session; the diff defaults to the reference against the most divergent rank (or the one that ran
+// out of memory). Op totals of a big trace take a while, so they are computed on the thread pool,
+// cached per rank for the session, and a result whose request has been superseded is dropped.
+
+#include "analysisresult.h"
+#include "compare/optotals.h"
+#include "session.h"
+#include "viewstate.h"
+
+#include <QPointer>
+#include <QWidget>
+
+#include <map>
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTabWidget;
+class QTableView;
+
+namespace rs {
+
+class CompareSortFilterModel;
+class OpDiffModel;
+class RankMetricsModel;
+class SmallMultiples;
+class StepDiffModel;
+
+class CompareView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit CompareView(ViewState *state, QWidget *parent = nullptr);
+    ~CompareView() override;
+
+    /// Shows `session` (null clears); the reference is picked again once its analysis arrives.
+    void setSession(SessionPtr session);
+    /// Metrics, divergence and OOM placements of the current session; may be null.
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
+
+    RankId referenceRank() const { return m_reference; }
+    /// Makes `rank` the reference (ignored when the session has no such rank).
+    void setReferenceRank(RankId rank);
+    /// Compares rank `a` (left) against rank `b` in the diff tab and starts computing the diff.
+    void setDiffRanks(RankId a, RankId b);
+    RankId diffRankA() const { return m_diffA; }
+    RankId diffRankB() const { return m_diffB; }
+    /// Shows the diff tab (true) or the ranks tab (false).
+    void showDiff(bool diff);
+
+    /// The parts, for the exporter and tests.
+    SmallMultiples *smallMultiples() const { return m_multiples; }
+    RankMetricsModel *metricsModel() const { return m_metrics; }
+    OpDiffModel *opDiffModel() const { return m_ops; }
+    StepDiffModel *stepDiffModel() const { return m_steps; }
+    CompareSortFilterModel *opDiffProxy() const { return m_opsProxy; }
+    /// Cached op totals of `rank` for the current session, or null when not computed yet.
+    std::shared_ptr<const RankOpTotals> cachedTotals(RankId rank) const;
+    /// True while a diff is being computed.
+    bool diffPending() const { return m_pending > 0; }
+
+Q_SIGNALS:
+    void referenceRankChanged(rs::RankId rank);
+    /// The diff of the current ranks A and B is on screen.
+    void diffReady(rs::RankId a, rs::RankId b);
+
+private:
+    void buildUi();
+    void fillRankCombos();
+    void requestDiff();
+    void applyReference(RankId rank, bool emitSignal);
+    void pickDefaults();
+    void syncSelectedRank(RankId rank);
+    TimeNs origin() const;
+
+    QPointer<ViewState> m_state;
+    SessionPtr m_session;
+    std::shared_ptr<const AnalysisResult> m_analysis;
+    RankId m_reference = kNoRank;
+    RankId m_diffA = kNoRank;
+    RankId m_diffB = kNoRank;
+    std::map<RankId, std::shared_ptr<const RankOpTotals>> m_totals;
+    quint64 m_generation = 0;
+    int m_pending = 0;
+    bool m_updatingCombos = false;
+
+    QTabWidget *m_tabs = nullptr;
+    QComboBox *m_refCombo = nullptr;
+    QLabel *m_refNote = nullptr;
+    QCheckBox *m_showRef = nullptr;
+    SmallMultiples *m_multiples = nullptr;
+    RankMetricsModel *m_metrics = nullptr;
+    CompareSortFilterModel *m_metricsProxy = nullptr;
+    QTableView *m_metricsTable = nullptr;
+    QComboBox *m_aCombo = nullptr;
+    QComboBox *m_bCombo = nullptr;
+    QLineEdit *m_filter = nullptr;
+    QComboBox *m_kind = nullptr;
+    QLabel *m_diffStatus = nullptr;
+    OpDiffModel *m_ops = nullptr;
+    CompareSortFilterModel *m_opsProxy = nullptr;
+    QTableView *m_opsTable = nullptr;
+    StepDiffModel *m_steps = nullptr;
+    CompareSortFilterModel *m_stepsProxy = nullptr;
+    QTableView *m_stepsTable = nullptr;
+};
+
+} // namespace rs

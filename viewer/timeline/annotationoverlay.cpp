@@ -1,0 +1,437 @@
+#include "annotationoverlay.h"
+
+#include "annotations/annotationdialog.h"
+#include "annotations/annotationstore.h"
+#include "rankgroupwidget.h"
+#include "timelineview.h"
+
+#include <QContextMenuEvent>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <cmath>
+
+namespace rs {
+
+namespace {
+
+constexpr int kDragThreshold = 4;   // pixels before a press on an annotation moves it
+constexpr int kMinRangePx = 3;      // a Shift+drag narrower than this is a click, not a range
+
+} // namespace
+
+AnnotationOverlay::AnnotationOverlay(TimelineView *view)
+    : QWidget(view->viewport())
+    , m_view(view)
+{
+    // A picture only: the rank groups underneath get the mouse, and this widget listens in on them.
+    setAttribute(Qt::WA_TransparentForMouseEvents);
+    setAttribute(Qt::WA_NoSystemBackground);
+    setFocusPolicy(Qt::NoFocus);
+}
+
+void AnnotationOverlay::setStore(AnnotationStore *store)
+{
+    if (m_store == store)
+        return;
+    if (m_store)
+        disconnect(m_store, nullptr, this, nullptr);
+    m_store = store;
+    m_mode = Mode::Idle;
+    m_hovered = 0;
+    if (store) {
+        connect(store, &AnnotationStore::changed, this, qOverload<>(&QWidget::update));
+        connect(store, &AnnotationStore::selectionChanged, this, qOverload<>(&QWidget::update));
+    }
+    update();
+}
+
+void AnnotationOverlay::watch(RankGroupWidget *group)
+{
+    group->installEventFilter(this);
+}
+
+AnnotationGeometry AnnotationOverlay::geometryForPainting() const
+{
+    AnnotationGeometry g;
+    const TimeScale scale = m_view->viewScale();
+    g.x = [scale](TimeNs t) { return scale.toX(t); };
+    QWidget *viewport = m_view->viewport();
+    const TimelineView *view = m_view;
+    g.rankBand = [view, viewport](RankId rank) -> std::optional<QRectF> {
+        const RankGroupWidget *group = view->rankGroup(rank);
+        if (!group || group->isHidden() || group->layout().lanes().empty())
+            return std::nullopt;
+        // The lanes under the header, where the rank's events are; the header keeps its text.
+        const Lane &head = group->layout().lanes().front();
+        const int top = head.top + head.height;
+        const int bottom = group->layout().height() - LaneLayout::kGroupGap;
+        const QPoint origin = group->mapTo(viewport, QPoint(0, 0));
+        const double left = view->gutterWidth();
+        return QRectF(left, origin.y() + top, group->width() - left, std::max(1, bottom - top));
+    };
+    g.area = QRectF(m_view->gutterWidth(), 0, std::max(0, width() - m_view->gutterWidth()), height());
+    return g;
+}
+
+RankId AnnotationOverlay::rankAt(double y) const
+{
+    QWidget *viewport = m_view->viewport();
+    for (const RankGroupWidget *group : m_view->rankGroups()) {
+        if (group->isHidden())
+            continue;
+        const int top = group->mapTo(viewport, QPoint(0, 0)).y();
+        if (y >= top && y < top + group->height())
+            return group->rank();
+    }
+    return kNoRank;
+}
+
+TimeNs AnnotationOverlay::timeAt(double x) const
+{
+    return m_view->viewScale().toTime(x);
+}
+
+std::optional<Annotation> AnnotationOverlay::preview() const
+{
+    if (m_mode == Mode::CreateRange && std::abs(m_mousePos.x() - m_pressPos.x()) >= kMinRangePx) {
+        Annotation a;
+        a.kind = Annotation::Kind::Range;
+        const RankId here = rankAt(m_mousePos.y());
+        a.rank = here == m_startRank ? m_startRank : kNoRank;
+        a.time = std::min(m_startTime, timeAt(m_mousePos.x()));
+        a.endTime = std::max(m_startTime, timeAt(m_mousePos.x()));
+        return a;
+    }
+    if (m_mode == Mode::PlaceArrow) {
+        Annotation a;
+        a.kind = Annotation::Kind::Arrow;
+        a.rank = m_startRank;
+        a.time = m_startTime;
+        const RankId here = rankAt(m_mousePos.y());
+        a.endRank = here != kNoRank ? here : m_startRank;
+        a.endTime = timeAt(m_mousePos.x());
+        QColor c = a.effectiveColor();
+        c.setAlphaF(0.6f); // not placed yet
+        a.color = c;
+        return a;
+    }
+    return std::nullopt;
+}
+
+void AnnotationOverlay::paintEvent(QPaintEvent *)
+{
+    if (!m_store)
+        return;
+    std::vector<Annotation> shown = m_store->visibleAnnotations();
+    if (const auto p = preview())
+        shown.push_back(*p);
+    if (shown.empty())
+        return;
+    QPainter painter(this);
+    AnnotationPainter::paint(painter, shown, geometryForPainting(), m_store->selectedId(), m_hovered);
+}
+
+void AnnotationOverlay::setHovered(std::uint64_t id)
+{
+    if (id == m_hovered)
+        return;
+    m_hovered = id;
+    update();
+}
+
+void AnnotationOverlay::updateCursor(RankGroupWidget *group, AnnotationPainter::Part part)
+{
+    if (m_mode == Mode::PlaceArrow || m_mode == Mode::CreateRange) {
+        group->setCursor(Qt::CrossCursor);
+        return;
+    }
+    switch (part) {
+    case AnnotationPainter::Part::Body: group->setCursor(m_mode == Mode::Drag ? Qt::ClosedHandCursor : Qt::OpenHandCursor); break;
+    case AnnotationPainter::Part::Start:
+    case AnnotationPainter::Part::End: {
+        const Annotation *a = m_store ? m_store->find(m_mode == Mode::Drag ? m_dragOrigin.id : m_hovered) : nullptr;
+        group->setCursor(a && a->kind == Annotation::Kind::Arrow ? Qt::SizeAllCursor : Qt::SizeHorCursor);
+        break;
+    }
+    case AnnotationPainter::Part::None: group->unsetCursor(); break;
+    }
+}
+
+bool AnnotationOverlay::eventFilter(QObject *watched, QEvent *event)
+{
+    auto *group = qobject_cast<RankGroupWidget *>(watched);
+    if (!group)
+        return QWidget::eventFilter(watched, event);
+    switch (event->type()) {
+    case QEvent::MouseButtonPress: return m_store && mousePress(group, static_cast<QMouseEvent *>(event));
+    case QEvent::MouseMove: return m_store && mouseMove(group, static_cast<QMouseEvent *>(event));
+    case QEvent::MouseButtonRelease: return m_store && mouseRelease(static_cast<QMouseEvent *>(event));
+    case QEvent::MouseButtonDblClick: return m_store && mouseDoubleClick(group, static_cast<QMouseEvent *>(event));
+    case QEvent::ContextMenu: return m_store && contextMenu(group, static_cast<QContextMenuEvent *>(event));
+    case QEvent::Leave:
+        if (m_mode == Mode::Idle)
+            setHovered(0);
+        break;
+    case QEvent::Move:
+    case QEvent::Resize:
+    case QEvent::Show:
+    case QEvent::Hide:
+        update(); // a group moved: bands and arrows crossing it move with it
+        break;
+    default: break;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+bool AnnotationOverlay::mousePress(RankGroupWidget *group, QMouseEvent *event)
+{
+    const QPointF pos = group->mapTo(m_view->viewport(), event->position().toPoint());
+    m_pressPos = m_mousePos = pos;
+    const bool inData = pos.x() >= m_view->gutterWidth();
+    if (m_mode == Mode::PlaceArrow) {
+        if (event->button() != Qt::LeftButton)
+            return false; // the context menu that follows cancels
+        if (inData) {
+            Annotation a;
+            a.kind = Annotation::Kind::Arrow;
+            a.rank = m_startRank;
+            a.time = m_startTime;
+            const RankId here = rankAt(pos.y());
+            a.endRank = here != kNoRank ? here : m_startRank;
+            a.endTime = timeAt(pos.x());
+            m_store->setSelectedId(m_store->add(a));
+        }
+        m_mode = Mode::Idle;
+        m_swallowRelease = true;
+        group->unsetCursor();
+        update();
+        return true;
+    }
+    if (event->button() != Qt::LeftButton)
+        return false;
+    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting());
+    if (id != 0) {
+        m_store->setSelectedId(id);
+        m_dragOrigin = *m_store->find(id);
+        m_dragPart = part;
+        m_mode = Mode::Drag;
+        m_moved = false;
+        m_swallowRelease = true;
+        QToolTip::hideText();
+        return true;
+    }
+    m_store->setSelectedId(0);
+    if ((event->modifiers() & Qt::ShiftModifier) && inData) {
+        m_mode = Mode::CreateRange;
+        m_startRank = rankAt(pos.y());
+        m_startTime = timeAt(pos.x());
+        m_swallowRelease = true;
+        updateCursor(group, AnnotationPainter::Part::None);
+        return true;
+    }
+    return false; // the group selects or pans
+}
+
+bool AnnotationOverlay::mouseMove(RankGroupWidget *group, QMouseEvent *event)
+{
+    const QPointF pos = group->mapTo(m_view->viewport(), event->position().toPoint());
+    m_mousePos = pos;
+    switch (m_mode) {
+    case Mode::PlaceArrow:
+        // The rubber arrow follows; the group still hovers and moves the ruler's cursor.
+        updateCursor(group, AnnotationPainter::Part::None);
+        update();
+        return false;
+    case Mode::CreateRange:
+        update();
+        return true;
+    case Mode::Drag: {
+        if (!m_moved && (pos - m_pressPos).manhattanLength() < kDragThreshold)
+            return true;
+        m_moved = true;
+        updateCursor(group, m_dragPart);
+        const double npp = m_view->viewScale().nsPerPixel();
+        const auto dt = static_cast<TimeNs>(std::llround((pos.x() - m_pressPos.x()) * npp));
+        const RankId here = rankAt(pos.y());
+        Annotation a = m_dragOrigin;
+        switch (m_dragPart) {
+        case AnnotationPainter::Part::Body:
+            a.time += dt;
+            a.endTime += dt;
+            // A note follows the mouse onto another rank; job-wide ones stay job-wide.
+            if (a.kind == Annotation::Kind::Note && a.rank != kNoRank && here != kNoRank)
+                a.rank = a.endRank = here;
+            break;
+        case AnnotationPainter::Part::Start:
+            a.time += dt;
+            if (a.kind == Annotation::Kind::Arrow && a.rank != kNoRank && here != kNoRank)
+                a.rank = here;
+            break;
+        case AnnotationPainter::Part::End:
+            a.endTime += dt;
+            if (a.kind == Annotation::Kind::Arrow && a.endRank != kNoRank && here != kNoRank)
+                a.endRank = here;
+            break;
+        case AnnotationPainter::Part::None: break;
+        }
+        m_store->move(a);
+        return true;
+    }
+    case Mode::Idle: break;
+    }
+    if (event->buttons() != Qt::NoButton)
+        return false; // the group's own pan drag
+    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting());
+    setHovered(id);
+    updateCursor(group, part);
+    return false;
+}
+
+bool AnnotationOverlay::mouseRelease(QMouseEvent *event)
+{
+    if (!m_swallowRelease)
+        return false;
+    if (event->buttons() != Qt::NoButton)
+        return true;
+    m_swallowRelease = false;
+    if (m_mode == Mode::Drag) {
+        m_store->endMove();
+    } else if (m_mode == Mode::CreateRange) {
+        const std::optional<Annotation> range = preview();
+        m_mode = Mode::Idle;
+        if (range)
+            m_store->setSelectedId(m_store->add(*range));
+    }
+    m_mode = Mode::Idle;
+    update();
+    return true;
+}
+
+bool AnnotationOverlay::mouseDoubleClick(RankGroupWidget *group, QMouseEvent *event)
+{
+    const QPointF pos = group->mapTo(m_view->viewport(), event->position().toPoint());
+    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting());
+    if (id == 0 || event->button() != Qt::LeftButton)
+        return false;
+    m_mode = Mode::Idle;
+    m_swallowRelease = true;
+    editInteractive(id);
+    return true;
+}
+
+bool AnnotationOverlay::contextMenu(RankGroupWidget *group, QContextMenuEvent *event)
+{
+    const QPointF pos = group->mapTo(m_view->viewport(), event->pos());
+    if (pos.x() < m_view->gutterWidth())
+        return false;
+    if (m_mode == Mode::PlaceArrow) {
+        m_mode = Mode::Idle;
+        update();
+        return true;
+    }
+    const RankId rank = group->rank();
+    const TimeNs time = timeAt(pos.x());
+    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting());
+    QMenu menu(this);
+    if (id != 0) {
+        m_store->setSelectedId(id);
+        menu.addAction(tr("Edit…"), this, [this, id = id] { editInteractive(id); });
+        menu.addAction(tr("Delete"), this, [this, id = id] { m_store->remove(id); });
+        menu.addSeparator();
+    }
+    menu.addAction(tr("Add note here…"), this, [this, rank, time] { addNoteInteractive(rank, time); });
+    menu.addAction(tr("Add job-wide note here…"), this, [this, time] { addNoteInteractive(kNoRank, time); });
+    menu.addAction(tr("Add arrow from here"), this, [this, rank, time] { beginArrow(rank, time); });
+    const TimeRange visible = m_view->viewState()->visibleRange();
+    menu.addAction(tr("Mark visible range on rank %1").arg(rank), this, [this, rank, visible] {
+        Annotation a;
+        a.kind = Annotation::Kind::Range;
+        a.rank = rank;
+        a.time = visible.begin;
+        a.endTime = visible.end;
+        m_store->setSelectedId(m_store->add(a));
+    });
+    if (const auto sel = m_view->eventRange(m_view->viewState()->selection()); sel && sel->duration() > 0) {
+        menu.addAction(tr("Mark the selected event's span"), this, [this, rank, r = *sel] {
+            Annotation a;
+            a.kind = Annotation::Kind::Range;
+            a.rank = rank;
+            a.time = r.begin;
+            a.endTime = r.end;
+            m_store->setSelectedId(m_store->add(a));
+        });
+    }
+    menu.addSeparator();
+    QAction *showFindings = menu.addAction(tr("Show finding annotations"));
+    showFindings->setCheckable(true);
+    showFindings->setChecked(m_store->findingAnnotationsVisible());
+    connect(showFindings, &QAction::toggled, m_store, &AnnotationStore::setFindingAnnotationsVisible);
+    menu.exec(event->globalPos());
+    return true;
+}
+
+bool AnnotationOverlay::handleKey(QKeyEvent *event)
+{
+    if (!m_store)
+        return false;
+    const std::uint64_t selected = m_store->selectedId();
+    switch (event->key()) {
+    case Qt::Key_Escape:
+        if (m_mode == Mode::PlaceArrow || m_mode == Mode::CreateRange) {
+            m_mode = Mode::Idle;
+            m_swallowRelease = false;
+            update();
+            return true;
+        }
+        m_store->setSelectedId(0);
+        return false; // the view clears its event selection too
+    case Qt::Key_Delete:
+    case Qt::Key_Backspace: return selected != 0 && m_store->remove(selected);
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        if (selected == 0)
+            return false;
+        editInteractive(selected);
+        return true;
+    default: return false;
+    }
+}
+
+std::uint64_t AnnotationOverlay::addNoteInteractive(RankId rank, TimeNs time)
+{
+    if (!m_store)
+        return 0;
+    Annotation a;
+    a.kind = Annotation::Kind::Note;
+    a.rank = a.endRank = rank;
+    a.time = a.endTime = time;
+    if (!AnnotationDialog::edit(this, a))
+        return 0;
+    const std::uint64_t id = m_store->add(a);
+    m_store->setSelectedId(id);
+    return id;
+}
+
+void AnnotationOverlay::beginArrow(RankId rank, TimeNs time)
+{
+    m_mode = Mode::PlaceArrow;
+    m_startRank = rank;
+    m_startTime = time;
+    m_mousePos = {m_view->viewScale().toX(time), m_mousePos.y()};
+    update();
+}
+
+bool AnnotationOverlay::editInteractive(std::uint64_t id)
+{
+    const Annotation *found = m_store ? m_store->find(id) : nullptr;
+    if (!found)
+        return false;
+    Annotation a = *found;
+    return AnnotationDialog::edit(this, a) && m_store->update(a);
+}
+
+} // namespace rs
