@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "analyzer.h"
+#include "exportcommand.h"
 #include "sessionloader.h"
 
 #include <nlohmann/json.hpp>
@@ -172,6 +173,11 @@ QString Cli::usage()
         "                                                    what each source is and what was read from it\n"
         "       rankscope analyze [--json] [--assign-rank PATH=N]... [--clock-offset RANK=NS]... PATH...\n"
         "                                                    alignment, per-rank metrics, spikes, divergent ranks, findings\n"
+        "       rankscope export --output FILE.{png,svg,pdf,json,json.gz} [--report FILE.md] [--range T0:T1]\n"
+        "                        [--ranks LIST] [--size WxH] [--dpr N] [--title TEXT] [--detail compact|full]\n"
+        "                        [--assign-rank PATH=N]... [--clock-offset RANK=NS]... PATH...\n"
+        "                                                    the aligned timeline as a figure, the merged Chrome trace,\n"
+        "                                                    the incident report with its images\n"
         "Options: --time-zone ZONE  zone of time stamps that carry none (nvidia-smi, logs); default: local\n"
         "\n"
         "A folder means every recognised file below it. --assign-rank overrides a source's rank.\n"
@@ -216,9 +222,37 @@ int Cli::run(const QStringList &args, std::FILE *out, std::FILE *err)
         return inspect(args.mid(1), out, err);
     if (cmd == QLatin1String("analyze"))
         return analyze(args.mid(1), out, err);
+    if (cmd == QLatin1String("export"))
+        return ExportCommand::run(args.mid(1), out, err);
     printErr(err, "rankscope: '" + cmd.toStdString() + "' is not available in this version yet");
     std::fputs(usage().toUtf8().constData(), err);
     return Usage;
+}
+
+int Cli::loadInputs(const char *command, const QStringList &args, std::FILE *err, Inputs &inputs)
+{
+    ParsedArgs p;
+    if (const int status = load(command, args, err, p, inputs.session); status != Ok)
+        return status;
+    if (p.json) {
+        printErr(err, std::string("rankscope ") + command + ": unknown option '--json'");
+        return Usage;
+    }
+    inputs.clockOffsets = p.offsets;
+    inputs.timeZone = p.timeZone;
+    bool anyUsable = false;
+    for (const Source &s : inputs.session->sources()) {
+        anyUsable = anyUsable || (!s.format.empty() && !(s.hasErrors() && nothingRead(s)));
+        inputs.sourceErrors = inputs.sourceErrors || s.hasErrors();
+        for (const Diagnostic &d : s.diagnostics)
+            if (d.isError())
+                printErr(err, diagnosticLine(s, d));
+    }
+    if (!anyUsable) {
+        printErr(err, std::string("rankscope ") + command + ": nothing usable in the given paths");
+        return Usage;
+    }
+    return Ok;
 }
 
 int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)

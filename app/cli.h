@@ -2,6 +2,8 @@
 // The command-line subcommands of DESIGN.md §3 (a contract: scripts and tests depend on it).
 // Each runs without a display and returns the process exit status.
 
+#include "session.h"
+
 #include <QStringList>
 
 #include <cstdio>
@@ -24,6 +26,18 @@ public:
     static bool parseAssignRank(const QString &value, std::map<std::string, int> &into);
     /// The usage text.
     static QString usage();
+
+    /// What the shared options (--assign-rank, --clock-offset, --time-zone) and the paths read.
+    struct Inputs {
+        SessionPtr session;                    ///< every source read (partial sources included)
+        std::map<RankId, TimeNs> clockOffsets; ///< --clock-offset overrides
+        std::string timeZone;                  ///< --time-zone, or "" (local)
+        bool sourceErrors = false;             ///< some source had errors (already printed)
+    };
+    /// Parses the shared options and paths of `args` and reads the inputs, printing skipped files
+    /// and source errors to `err` as path:line: message. Ok, or Usage when the arguments are
+    /// malformed or nothing usable was read (the reason printed as "rankscope COMMAND: ...").
+    static int loadInputs(const char *command, const QStringList &args, std::FILE *err, Inputs &inputs);
 
 private:
     static int inspect(const QStringList &args, std::FILE *out, std::FILE *err);

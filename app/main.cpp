@@ -1,13 +1,13 @@
-// rankscope: the viewer, or a headless subcommand (inspect) when the first argument names one.
+// rankscope: the viewer, or a headless subcommand (inspect, analyze, export) when the first
+// argument names one.
 
-#include "analysiscontroller.h"
+#include "application.h"
 #include "cli.h"
-#include "importcontroller.h"
-#include "mainwindow.h"
 
 #include <QApplication>
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QGuiApplication>
 
 int main(int argc, char **argv)
 {
@@ -18,8 +18,17 @@ int main(int argc, char **argv)
     QCoreApplication::setApplicationName(QStringLiteral("RankScope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(RANKSCOPE_VERSION));
 
+    if (!args.isEmpty() && args.front() == QLatin1String("export")) {
+        // Export draws (fonts, QPainter on images, SVG, PDF) but never shows a window: a
+        // QGuiApplication, on the offscreen platform when there is no display to talk to (CI, ssh).
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
+            && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QGuiApplication app(argc, argv);
+        return rs::Cli::run(args);
+    }
     if (rs::Cli::isSubcommand(args)) {
-        // Subcommands never need a display.
+        // The other subcommands never need a display.
         QCoreApplication app(argc, argv);
         return rs::Cli::run(args);
     }
@@ -47,50 +56,11 @@ int main(int argc, char **argv)
         }
     }
 
-    rs::ImportController controller;
     rs::SessionLoader::Options options;
     options.rankOverrides = std::map<std::string, rs::RankId>(assign.begin(), assign.end());
     options.timeZone = timeZone;
-    controller.setOptions(options);
-    rs::MainWindow window;
-    // The Source settings dialog starts from the command line's choices; applying reloads.
-    window.setLoaderOptions(controller.options());
-    QObject::connect(&window, &rs::MainWindow::optionsChanged, &controller,
-                     [&controller](const rs::SessionLoader::Options &o) {
-                         controller.setOptions(o);
-                         if (!controller.lastPaths().isEmpty())
-                             controller.open(controller.lastPaths());
-                     });
-    // Every session is analysed as soon as it is read; an edited clock offset re-analyses it. The
-    // controller drops results that a newer request has overtaken.
-    rs::AnalysisController analysis;
-    QObject::connect(&analysis, &rs::AnalysisController::finished, &window,
-                     [&window](quint64, rs::AnalysisPtr result) { window.setAnalysis(std::move(result)); });
-    QObject::connect(&window, &rs::MainWindow::clockOffsetsEdited, &analysis,
-                     [&window, &analysis](const std::map<rs::RankId, rs::TimeNs> &offsets) {
-                         if (window.session())
-                             analysis.analyze(window.session(), rs::Analyzer::Options{offsets});
-                     });
-    QObject::connect(&window, &rs::MainWindow::openRequested, &controller, &rs::ImportController::open);
-    QObject::connect(&window, &rs::MainWindow::cancelRequested, &controller, &rs::ImportController::cancel);
-    QObject::connect(&controller, &rs::ImportController::started, &window,
-                     [&window](quint64, int) { window.importStarted(); });
-    QObject::connect(&controller, &rs::ImportController::progress, &window,
-                     [&window](quint64, qint64 done, qint64 total, int filesDone, int fileCount) {
-                         window.setImportProgress(done, total,
-                                                  QObject::tr("%1 of %2 files").arg(filesDone).arg(fileCount));
-                     });
-    QObject::connect(&controller, &rs::ImportController::finished, &window,
-                     [&window, &analysis](quint64, rs::SessionPtr session) {
-                         window.importFinished();
-                         window.setSession(session);
-                         if (session)
-                             analysis.analyze(std::move(session));
-                     });
-    QObject::connect(&controller, &rs::ImportController::cancelled, &window,
-                     [&window](quint64) { window.importFinished(); });
-    window.show();
-    if (!paths.isEmpty())
-        controller.open(paths);
+    rs::Application viewer(options);
+    viewer.window().show();
+    viewer.open(paths);
     return app.exec();
 }

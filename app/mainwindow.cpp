@@ -1,6 +1,10 @@
 #include "mainwindow.h"
 
+#include "annotations/annotationspanel.h"
+#include "annotations/annotationstore.h"
+#include "compare/compareview.h"
 #include "dialogs/sourcesettingsdialog.h"
+#include "exportactions.h"
 #include "panels/clockoffsetspanel.h"
 #include "panels/detailspanel.h"
 #include "panels/findingspanel.h"
@@ -13,11 +17,13 @@
 #include "timeformat.h"
 #include "timeline/timelineview.h"
 #include "viewstate.h"
+#include "welcomepage.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -33,7 +39,8 @@
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QVBoxLayout>
+#include <QTabWidget>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <array>
@@ -42,12 +49,8 @@ namespace rs {
 
 namespace {
 
-const QString kRecentKey = QStringLiteral("recent/entries");
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
-
-// Paths opened together are stored as one string; a newline never appears in a path we accept.
-const QChar kPathSeparator = QLatin1Char('\n');
 
 QStringList localPaths(const QMimeData *mime)
 {
@@ -98,11 +101,30 @@ MainWindow::MainWindow(QWidget *parent)
         Q_EMIT clockOffsetsEdited(offsets);
     });
 
+    m_annotations = new AnnotationStore(this);
+    m_timeline->setAnnotationStore(m_annotations);
+    m_annotationsPanel = new AnnotationsPanel(m_annotations, m_state);
+    m_annotationsPanel->setTimelineView(m_timeline);
+    // Unsaved annotation edits mark the window modified; saving the session marks it clean.
+    connect(m_annotations->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+    m_compare = new CompareView(m_state);
+
+    m_welcome = new WelcomePage;
+    connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::openPaths);
+    connect(m_welcome, &WelcomePage::openFilesRequested, this, &MainWindow::openFilesDialog);
+    connect(m_welcome, &WelcomePage::openFolderRequested, this, &MainWindow::openFolderDialog);
+    // The timeline and the rank comparison are two ways of looking at the same view state.
+    m_views = new QTabWidget;
+    m_views->setObjectName(QStringLiteral("views"));
+    m_views->setDocumentMode(true);
+    m_views->addTab(m_timeline, tr("Timeline"));
+    m_views->addTab(m_compare, tr("Compare Ranks"));
     m_stack = new QStackedWidget;
-    m_stack->addWidget(createWelcomePage());
-    m_stack->addWidget(m_timeline);
+    m_stack->addWidget(m_welcome);
+    m_stack->addWidget(m_views);
     setCentralWidget(m_stack);
 
+    m_export = new ExportActions(this);
     createActions();
     createMenus();
     createDocks();
@@ -112,7 +134,7 @@ MainWindow::MainWindow(QWidget *parent)
     if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
         resize(1600, 1000);
     restoreState(settings.value(kStateKey).toByteArray());
-    rebuildRecentMenu();
+    m_welcome->attachMenu(m_recentMenu);
     setSession(nullptr);
 }
 
@@ -127,6 +149,19 @@ void MainWindow::createActions()
     m_openFolder = new QAction(tr("Open &Folder…"), this);
     m_openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     connect(m_openFolder, &QAction::triggered, this, &MainWindow::openFolderDialog);
+
+    m_saveSession = new QAction(tr("&Save Session"), this);
+    m_saveSession->setShortcut(QKeySequence::Save);
+    m_saveSession->setToolTip(tr("Save the inputs, rank choices, clock offsets, annotations and view as a .rankscope file"));
+    connect(m_saveSession, &QAction::triggered, this, &MainWindow::saveSession);
+    m_saveSessionAs = new QAction(tr("Save Session &As…"), this);
+    m_saveSessionAs->setShortcut(QKeySequence::SaveAs);
+    connect(m_saveSessionAs, &QAction::triggered, this, &MainWindow::saveSessionAs);
+
+    m_undo = m_annotations->undoStack()->createUndoAction(this, tr("&Undo"));
+    m_undo->setShortcut(QKeySequence::Undo);
+    m_redo = m_annotations->undoStack()->createRedoAction(this, tr("&Redo"));
+    m_redo->setShortcut(QKeySequence::Redo);
 
     m_close = new QAction(tr("&Close"), this);
     m_close->setShortcut(QKeySequence::Close);
@@ -195,11 +230,33 @@ void MainWindow::createMenus()
     file->addAction(m_openFolder);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
+    file->addAction(m_saveSession);
+    file->addAction(m_saveSessionAs);
+    file->addSeparator();
+    QMenu *exportMenu = file->addMenu(tr("&Export"));
+    m_export->addTo(exportMenu);
+    file->addSeparator();
     file->addAction(m_close);
     file->addSeparator();
     file->addAction(m_quit);
 
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    edit->addAction(m_undo);
+    edit->addAction(m_redo);
+    edit->addSeparator();
+    edit->addAction(tr("Add &Note at View Centre…"), m_annotationsPanel, &AnnotationsPanel::addNoteAtCenter);
+    edit->addAction(tr("&Mark Range"), m_annotationsPanel, &AnnotationsPanel::markRange);
+    QAction *showFindings = edit->addAction(tr("Show &Finding Annotations"));
+    showFindings->setCheckable(true);
+    showFindings->setChecked(m_annotations->findingAnnotationsVisible());
+    connect(showFindings, &QAction::toggled, m_annotations, &AnnotationStore::setFindingAnnotationsVisible);
+    connect(m_annotations, &AnnotationStore::changed, showFindings,
+            [this, showFindings] { showFindings->setChecked(m_annotations->findingAnnotationsVisible()); });
+
     QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Timeline"), this, [this] { m_views->setCurrentWidget(m_timeline); });
+    view->addAction(tr("Compare &Ranks"), this, [this] { m_views->setCurrentWidget(m_compare); });
+    view->addSeparator();
     view->addAction(m_zoomIn);
     view->addAction(m_zoomOut);
     view->addAction(m_zoomReset);
@@ -249,6 +306,10 @@ void MainWindow::createDocks()
     m_offsetsDock->setObjectName(QStringLiteral("clockOffsetsDock"));
     m_offsetsDock->setWidget(m_offsets);
     addDockWidget(Qt::BottomDockWidgetArea, m_offsetsDock);
+    m_annotationsDock = new QDockWidget(tr("Annotations"), this);
+    m_annotationsDock->setObjectName(QStringLiteral("annotationsDock"));
+    m_annotationsDock->setWidget(m_annotationsPanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_annotationsDock);
     // Findings are where an incident starts: top of the right column, the event details below.
     m_findingsDock = new QDockWidget(tr("Findings"), this);
     m_findingsDock->setObjectName(QStringLiteral("findingsDock"));
@@ -259,6 +320,7 @@ void MainWindow::createDocks()
     tabifyDockWidget(m_summaryDock, m_allocatorDock);
     tabifyDockWidget(m_allocatorDock, m_importLogDock);
     tabifyDockWidget(m_importLogDock, m_offsetsDock);
+    tabifyDockWidget(m_offsetsDock, m_annotationsDock);
     m_logDock->raise();
     resizeDocks({m_detailsDock}, {460}, Qt::Horizontal);
     // The findings report needs the height; Details is often empty (restoreState still wins).
@@ -267,7 +329,7 @@ void MainWindow::createDocks()
 
     QMenu *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"));
     int key = Qt::Key_1;
-    for (QDockWidget *dock : {m_detailsDock, m_logDock, m_summaryDock, m_importLogDock, m_findingsDock, m_offsetsDock, m_allocatorDock}) {
+    for (QDockWidget *dock : {m_detailsDock, m_logDock, m_summaryDock, m_importLogDock, m_findingsDock, m_offsetsDock, m_allocatorDock, m_annotationsDock}) {
         QAction *toggle = dock->toggleViewAction();
         toggle->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(key++)));
         view->addAction(toggle);
@@ -288,146 +350,6 @@ void MainWindow::createStatusBar()
     statusBar()->addPermanentWidget(m_cancel);
     m_progress->hide();
     m_cancel->hide();
-}
-
-QWidget *MainWindow::createWelcomePage()
-{
-    auto *page = new QWidget;
-    page->setObjectName(QStringLiteral("welcome"));
-    page->setStyleSheet(QStringLiteral(
-        "#welcome { background: #f6f7f9; }"
-        "QLabel#title { font-size: 26px; font-weight: 600; color: #1f232b; }"
-        "QLabel#hint { font-size: 14px; color: #4b5563; }"
-        "QLabel#recentTitle { font-size: 13px; font-weight: 600; color: #1f232b; margin-top: 18px; }"
-        "QPushButton[recent=\"true\"] { text-align: left; border: none; color: #2f5d8a; padding: 3px 0; font-size: 13px; }"
-        "QPushButton[recent=\"true\"]:hover { text-decoration: underline; }"));
-    auto *title = new QLabel(tr("RankScope"));
-    title->setObjectName(QStringLiteral("title"));
-    auto *hint = new QLabel(tr("Drop everything a failed job left behind — per-rank profiler traces, memory "
-                               "summaries, nvidia-smi CSVs, NCCL and torchrun logs, allocator snapshots — "
-                               "or a whole folder, anywhere in this window."));
-    hint->setObjectName(QStringLiteral("hint"));
-    hint->setWordWrap(true);
-    auto *openFiles = new QPushButton(tr("Open Files…"));
-    connect(openFiles, &QPushButton::clicked, this, &MainWindow::openFilesDialog);
-    auto *openFolder = new QPushButton(tr("Open Folder…"));
-    connect(openFolder, &QPushButton::clicked, this, &MainWindow::openFolderDialog);
-    auto *buttons = new QHBoxLayout;
-    buttons->addWidget(openFiles);
-    buttons->addWidget(openFolder);
-    buttons->addStretch(1);
-    auto *recentTitle = new QLabel(tr("Recent"));
-    recentTitle->setObjectName(QStringLiteral("recentTitle"));
-    m_welcomeRecent = new QVBoxLayout;
-    m_welcomeRecent->setSpacing(0);
-
-    auto *column = new QVBoxLayout;
-    column->addStretch(2);
-    column->addWidget(title);
-    column->addSpacing(8);
-    column->addWidget(hint);
-    column->addSpacing(16);
-    column->addLayout(buttons);
-    column->addWidget(recentTitle);
-    column->addLayout(m_welcomeRecent);
-    column->addStretch(3);
-    auto *outer = new QHBoxLayout(page);
-    outer->addStretch(1);
-    outer->addLayout(column, 3);
-    outer->addStretch(1);
-    return page;
-}
-
-QString MainWindow::entryLabel(const QStringList &paths)
-{
-    if (paths.isEmpty())
-        return {};
-    const QString first = QFileInfo(paths.front()).fileName();
-    return paths.size() == 1 ? first : tr("%1 + %2 more").arg(first).arg(paths.size() - 1);
-}
-
-QList<QStringList> MainWindow::recentEntries() const
-{
-    QList<QStringList> out;
-    for (const QString &e : QSettings().value(kRecentKey).toStringList())
-        out << e.split(kPathSeparator, Qt::SkipEmptyParts);
-    return out;
-}
-
-void MainWindow::setRecentEntries(const QList<QStringList> &entries)
-{
-    QStringList flat;
-    for (const QStringList &e : entries)
-        flat << e.join(kPathSeparator);
-    QSettings().setValue(kRecentKey, flat);
-}
-
-void MainWindow::addRecent(const QStringList &paths)
-{
-    QStringList absolute;
-    for (const QString &p : paths)
-        absolute << QFileInfo(p).absoluteFilePath();
-    QList<QStringList> entries = recentEntries();
-    entries.removeAll(absolute);
-    entries.prepend(absolute);
-    while (entries.size() > kMaxRecent)
-        entries.removeLast();
-    setRecentEntries(entries);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    // Files that were moved or deleted since are dropped here, so the list never offers dead ends.
-    QList<QStringList> kept;
-    for (QStringList entry : recentEntries()) {
-        entry.erase(std::remove_if(entry.begin(), entry.end(), [](const QString &p) { return !QFileInfo::exists(p); }),
-                    entry.end());
-        if (!entry.isEmpty() && !kept.contains(entry))
-            kept << entry;
-    }
-    if (kept != recentEntries())
-        setRecentEntries(kept);
-
-    m_recentMenu->clear();
-    for (int i = 0; i < kept.size(); ++i) {
-        const QStringList entry = kept[i];
-        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1  %2").arg((i + 1) % 10).arg(entryLabel(entry)));
-        a->setToolTip(entry.join(QLatin1Char('\n')));
-        connect(a, &QAction::triggered, this, [this, entry] { openPaths(entry); });
-    }
-    if (!kept.isEmpty()) {
-        m_recentMenu->addSeparator();
-        m_recentMenu->addAction(tr("Clear Menu"), this, [this] {
-            setRecentEntries({});
-            rebuildRecentMenu();
-        });
-    }
-    m_recentMenu->setEnabled(!kept.isEmpty());
-    rebuildWelcomeRecent();
-}
-
-void MainWindow::rebuildWelcomeRecent()
-{
-    while (QLayoutItem *item = m_welcomeRecent->takeAt(0)) {
-        delete item->widget();
-        delete item;
-    }
-    const QList<QStringList> entries = recentEntries();
-    if (entries.isEmpty()) {
-        auto *none = new QLabel(tr("Nothing opened yet."));
-        none->setStyleSheet(QStringLiteral("color: #6b7280;"));
-        m_welcomeRecent->addWidget(none);
-        return;
-    }
-    for (const QStringList &entry : entries) {
-        auto *b = new QPushButton(entryLabel(entry) + QStringLiteral("   —   ") + QFileInfo(entry.front()).absolutePath());
-        b->setProperty("recent", true);
-        b->setCursor(Qt::PointingHandCursor);
-        b->setToolTip(entry.join(QLatin1Char('\n')));
-        connect(b, &QPushButton::clicked, this, [this, entry] { openPaths(entry); });
-        m_welcomeRecent->addWidget(b);
-    }
 }
 
 void MainWindow::rebuildRanksMenu()
@@ -458,9 +380,17 @@ void MainWindow::rebuildRanksMenu()
 
 void MainWindow::openPaths(const QStringList &paths)
 {
-    if (paths.isEmpty())
+    if (paths.isEmpty() || !confirmDiscardEdits())
         return;
-    addRecent(paths);
+    m_welcome->addRecent(paths);
+    m_pending.reset();
+    if (paths.size() == 1 && SessionDocument::looksLikeSessionFile(paths.front())) {
+        m_statusText->setText(tr("Opening %1…").arg(QFileInfo(paths.front()).fileName()));
+        Q_EMIT openSessionFileRequested(paths.front());
+        return;
+    }
+    m_documentPath.clear();
+    m_newIncident = true;
     Q_EMIT openRequested(paths);
 }
 
@@ -468,8 +398,8 @@ void MainWindow::openFilesDialog()
 {
     const QStringList files = QFileDialog::getOpenFileNames(
         this, tr("Open Files"), QString(),
-        tr("Traces and logs (*.json *.json.gz *.json.zst *.gz *.zst *.txt *.log *.out *.csv *.pickle *.pkl *.pt);;"
-           "All files (*)"));
+        tr("Traces, logs and sessions (*.json *.json.gz *.json.zst *.gz *.zst *.txt *.log *.out *.csv *.pickle *.pkl "
+           "*.pt *.rankscope);;RankScope sessions (*.rankscope);;All files (*)"));
     openPaths(files);
 }
 
@@ -482,8 +412,13 @@ void MainWindow::openFolderDialog()
 
 void MainWindow::closeSession()
 {
+    if (!confirmDiscardEdits())
+        return;
     if (m_importing)
         Q_EMIT cancelRequested();
+    m_documentPath.clear();
+    m_pending.reset();
+    m_newIncident = true;
     setSession(nullptr);
 }
 
@@ -505,12 +440,23 @@ void MainWindow::setSession(SessionPtr session)
     m_findings->setSession(m_session);
     m_findings->setResult(nullptr);
     m_offsets->clear();
+    m_compare->setSession(m_session);
     m_selectTopFinding = m_session != nullptr;
     m_sessionStatus.clear();
+    // Annotations belong to an incident: they survive a reload of the same inputs (new source
+    // settings) but not other inputs; a session file brings its own.
+    if (m_session && m_pending) {
+        applyDocument(*m_pending);
+        m_pending.reset();
+    } else if (!m_session || m_newIncident) {
+        m_annotations->reset({});
+    }
+    m_newIncident = false;
     rebuildRanksMenu();
     m_stack->setCurrentIndex(m_session ? 1 : 0);
-    for (QAction *a : {m_close, m_zoomIn, m_zoomOut, m_zoomReset, m_focus, m_expandAll, m_collapseAll})
+    for (QAction *a : {m_saveSession, m_saveSessionAs, m_close, m_zoomIn, m_zoomOut, m_zoomReset, m_focus, m_expandAll, m_collapseAll})
         a->setEnabled(m_session != nullptr);
+    m_export->setEnabled(m_session != nullptr);
     updateTitle();
     if (!m_session) {
         m_statusText->setText(tr("Drop files or folders here, or press %1 to open them.")
@@ -551,8 +497,10 @@ void MainWindow::setAnalysis(AnalysisPtr analysis)
     m_logs->setAnalysis(m_analysis);
     m_summaries->setAnalysis(m_analysis);
     m_findings->setResult(m_analysis);
+    m_compare->setAnalysis(m_analysis);
     if (!m_analysis)
         return;
+    m_annotations->setFindingAnnotations(annotationsFromFindings(*m_analysis));
 
     // "3 high, 2 medium findings — Rank 2 ran out of GPU memory …" ahead of the session summary.
     std::array<int, 4> counts{};
@@ -613,10 +561,148 @@ void MainWindow::updateTitle()
         setWindowTitle(tr("RankScope"));
         return;
     }
+    // "[*]" is where Qt shows the unsaved-edits marker (setWindowModified).
+    if (!m_documentPath.isEmpty()) {
+        setWindowTitle(tr("%1[*] — RankScope").arg(QFileInfo(m_documentPath).fileName()));
+        return;
+    }
     QStringList names;
     for (const Source &s : m_session->sources())
         names << QString::fromStdString(s.path);
-    setWindowTitle(tr("%1 — RankScope").arg(entryLabel(names)));
+    setWindowTitle(tr("%1[*] — RankScope").arg(WelcomePage::entryLabel(names)));
+}
+
+SessionDocument MainWindow::documentState() const
+{
+    SessionDocument d;
+    d.timeZone = m_options.timeZone;
+    d.clockOffsets = m_offsets->overrides();
+    d.annotations = m_annotations->annotations();
+    d.deletedFindingKeys = m_annotations->deletedFindingKeys();
+    d.editedFindingKeys = m_annotations->editedFindingKeys();
+    d.findingAnnotationsVisible = m_annotations->findingAnnotationsVisible();
+    if (m_session)
+        d.view.visible = m_state->visibleRange();
+    d.view.hidden.assign(m_state->hiddenRanks().begin(), m_state->hiddenRanks().end());
+    d.view.collapsed.assign(m_state->collapsedRanks().begin(), m_state->collapsedRanks().end());
+    std::sort(d.view.hidden.begin(), d.view.hidden.end());
+    std::sort(d.view.collapsed.begin(), d.view.collapsed.end());
+    d.view.selectedRank = m_state->selectedRank();
+    d.view.referenceRank = m_compare->referenceRank();
+    return d;
+}
+
+std::map<RankId, TimeNs> MainWindow::clockOffsetOverrides() const
+{
+    return m_offsets->overrides();
+}
+
+void MainWindow::applyDocument(const SessionDocument &document)
+{
+    m_annotations->reset(document.annotations, document.deletedFindingKeys, document.editedFindingKeys);
+    m_annotations->setFindingAnnotationsVisible(document.findingAnnotationsVisible);
+    {
+        // The owner analyses the new session with clockOffsetOverrides(): no second request here.
+        const QSignalBlocker quiet(m_offsets);
+        m_offsets->setOverrides(document.clockOffsets);
+    }
+    for (RankId r : document.view.hidden)
+        m_state->setRankHidden(r, true);
+    m_state->setRanksCollapsed(document.view.collapsed, true);
+    if (document.view.selectedRank != kNoRank)
+        m_state->setSelectedRank(document.view.selectedRank);
+    if (document.view.visible) {
+        m_state->setVisibleRange(*document.view.visible, ViewState::Change::Jump);
+        m_selectTopFinding = false; // the saved view wins over "land on the top finding"
+    }
+    if (document.view.referenceRank != kNoRank)
+        m_compare->setReferenceRank(document.view.referenceRank);
+}
+
+void MainWindow::sessionFileOpened(const QString &path, const SessionDocument &document,
+                                   const std::vector<SessionDocument::Problem> &problems)
+{
+    m_documentPath = path;
+    m_pending = document;
+    m_newIncident = false;
+    if (problems.empty())
+        return;
+    QStringList lines;
+    bool missing = false;
+    for (const auto &p : problems) {
+        lines << QString::fromStdString(p.message);
+        missing = missing || p.kind == SessionDocument::Problem::Kind::Missing;
+    }
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Session sources"),
+                                missing ? tr("Some sources of %1 could not be found; the rest are loaded.").arg(QFileInfo(path).fileName())
+                                        : tr("Some sources of %1 moved or changed since it was saved.").arg(QFileInfo(path).fileName()),
+                                QMessageBox::Ok, this);
+    box->setInformativeText(lines.mid(0, 8).join(QLatin1Char('\n')) + (lines.size() > 8 ? tr("\n…") : QString()));
+    box->setDetailedText(lines.join(QLatin1Char('\n')));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::sessionFileSaved(const QString &path)
+{
+    m_documentPath = path;
+    m_annotations->undoStack()->setClean();
+    m_welcome->addRecent({path});
+    updateTitle();
+    m_statusText->setText(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
+}
+
+void MainWindow::sessionFileFailed(const QString &message)
+{
+    m_statusText->setText(message);
+    auto *box = new QMessageBox(QMessageBox::Warning, tr("Session file"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::saveSession()
+{
+    if (!m_session)
+        return;
+    if (m_documentPath.isEmpty())
+        saveSessionAs();
+    else
+        saveSessionTo(m_documentPath);
+}
+
+void MainWindow::saveSessionAs()
+{
+    if (!m_session)
+        return;
+    QString suggestion = m_documentPath;
+    if (suggestion.isEmpty() && !m_session->sources().empty())
+        suggestion = QFileInfo(QString::fromStdString(m_session->sources().front().path)).absolutePath()
+            + QStringLiteral("/incident.rankscope");
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Session"), suggestion, tr("RankScope sessions (*.rankscope)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(QLatin1String(".rankscope"), Qt::CaseInsensitive))
+        path += QStringLiteral(".rankscope");
+    saveSessionTo(path);
+}
+
+void MainWindow::saveSessionTo(const QString &path)
+{
+    if (!m_session)
+        return;
+    m_statusText->setText(tr("Saving %1 (hashing the sources)…").arg(QFileInfo(path).fileName()));
+    Q_EMIT saveSessionRequested(path, documentState());
+}
+
+bool MainWindow::confirmDiscardEdits()
+{
+    if (!m_session || m_annotations->undoStack()->isClean())
+        return true;
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved annotations"),
+        tr("The annotations of this session have changed since it was last saved. Discard the changes?"),
+        QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+    return answer == QMessageBox::Discard;
 }
 
 void MainWindow::setImportProgress(qint64 done, qint64 total, const QString &currentFile)
@@ -654,6 +740,10 @@ void MainWindow::importFinished()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
+    if (!confirmDiscardEdits()) {
+        event->ignore();
+        return;
+    }
     if (m_importing)
         Q_EMIT cancelRequested();
     QSettings settings;

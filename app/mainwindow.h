@@ -7,6 +7,7 @@
 
 #include "analysiscontroller.h"
 #include "session.h"
+#include "sessiondocument.h"
 #include "sessionloader.h"
 
 #include <QMainWindow>
@@ -21,7 +22,7 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
-class QVBoxLayout;
+class QTabWidget;
 
 namespace rs {
 
@@ -32,7 +33,12 @@ class ImportLogPanel;
 class LogPanel;
 class MemorySummaryPanel;
 class AllocatorPanel;
+class AnnotationsPanel;
+class AnnotationStore;
+class CompareView;
+class ExportActions;
 class TimelineView;
+class WelcomePage;
 class ViewState;
 struct InputChoices;
 
@@ -40,9 +46,6 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    /// Entries kept in File ▸ Open Recent.
-    static constexpr int kMaxRecent = 10;
-
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
@@ -56,14 +59,22 @@ public:
     AllocatorPanel *allocatorPanel() const { return m_allocator; }
     FindingsPanel *findingsPanel() const { return m_findings; }
     ClockOffsetsPanel *clockOffsetsPanel() const { return m_offsets; }
+    AnnotationStore *annotationStore() const { return m_annotations; }
+    AnnotationsPanel *annotationsPanel() const { return m_annotationsPanel; }
+    CompareView *compareView() const { return m_compare; }
+    /// The `.rankscope` file the session was opened from or last saved to ("" when none).
+    QString documentPath() const { return m_documentPath; }
+    /// Everything a session file keeps besides the sources: annotations, clock-offset overrides,
+    /// the view (visible range, hidden/collapsed/selected ranks, compare reference).
+    SessionDocument documentState() const;
+    /// The user's clock-offset overrides (rank → ns) that the analysis must honour.
+    std::map<RankId, TimeNs> clockOffsetOverrides() const;
     /// The analysis shown (null before the first result of the session).
     AnalysisPtr analysis() const { return m_analysis; }
     /// The loader options the current session was read with (as last told by setLoaderOptions).
     const SessionLoader::Options &loaderOptions() const { return m_options; }
     /// The rank and time-zone parts of loaderOptions(), as the Source Settings dialog takes them.
     InputChoices inputChoices() const;
-    /// Recent entries, newest first; each entry is the list of paths opened together.
-    QList<QStringList> recentEntries() const;
 
 public Q_SLOTS:
     /// Shows `session` in every view (null: back to the welcome page).
@@ -84,6 +95,21 @@ public Q_SLOTS:
     void setLoaderOptions(const rs::SessionLoader::Options &options);
     /// Opens the Source Settings dialog for `source`; on Apply emits optionsChanged().
     void editSourceSettings(rs::SourceId source);
+    /// A session file was read: its sources are being loaded now. When the session arrives
+    /// (setSession), `document`'s annotations, offsets and view are applied; `problems` (moved,
+    /// missing, changed sources) are shown now.
+    void sessionFileOpened(const QString &path, const rs::SessionDocument &document,
+                           const std::vector<rs::SessionDocument::Problem> &problems);
+    /// The session was written to `path`: it becomes the document path and the edits are saved.
+    void sessionFileSaved(const QString &path);
+    /// Opening or saving a session file failed.
+    void sessionFileFailed(const QString &message);
+    /// Save Session: to documentPath(), or asks for a path when there is none.
+    void saveSession();
+    /// Save Session As: asks for a path, then saveSessionTo().
+    void saveSessionAs();
+    /// Saves the session to `path` (in the background: sessionFileSaved or sessionFileFailed follows).
+    void saveSessionTo(const QString &path);
 
 Q_SIGNALS:
     /// The user asked to open these files or folders.
@@ -95,6 +121,10 @@ Q_SIGNALS:
     void optionsChanged(const rs::SessionLoader::Options &options);
     /// The user edited clock offsets: the owner should re-analyse with these overrides.
     void clockOffsetsEdited(const std::map<rs::RankId, rs::TimeNs> &offsets);
+    /// The user opened a `.rankscope` session file.
+    void openSessionFileRequested(const QString &path);
+    /// The user saves the session to `path`; `state` is documentState() (the owner adds the sources).
+    void saveSessionRequested(const QString &path, const rs::SessionDocument &state);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -106,17 +136,13 @@ private:
     void createMenus();
     void createDocks();
     void createStatusBar();
-    QWidget *createWelcomePage();
-    void rebuildRecentMenu();
     void rebuildRanksMenu();
-    void rebuildWelcomeRecent();
-    void addRecent(const QStringList &paths);
-    void setRecentEntries(const QList<QStringList> &entries);
     void openFilesDialog();
     void openFolderDialog();
     void closeSession();
     void updateTitle();
-    static QString entryLabel(const QStringList &paths);
+    void applyDocument(const SessionDocument &document);
+    bool confirmDiscardEdits();
 
     SessionPtr m_session;
     ViewState *m_state;
@@ -129,7 +155,16 @@ private:
     AllocatorPanel *m_allocator;
     FindingsPanel *m_findings;
     ClockOffsetsPanel *m_offsets;
+    AnnotationStore *m_annotations;
+    AnnotationsPanel *m_annotationsPanel;
+    CompareView *m_compare;
+    WelcomePage *m_welcome;
+    QTabWidget *m_views;
+    ExportActions *m_export = nullptr;
     AnalysisPtr m_analysis;
+    QString m_documentPath;                     // the .rankscope file of this session, "" if none
+    std::optional<SessionDocument> m_pending;   // a session file's state, applied when its session arrives
+    bool m_newIncident = true;                  // the next session is other inputs: annotations start empty
     bool m_selectTopFinding = false; // the next result is the session's first: land on the incident
     QString m_sessionStatus;         // the session summary, kept to follow the findings summary
     QDockWidget *m_findingsDock = nullptr;
@@ -140,12 +175,16 @@ private:
     QDockWidget *m_logDock = nullptr;
     QDockWidget *m_summaryDock = nullptr;
     QDockWidget *m_allocatorDock = nullptr;
+    QDockWidget *m_annotationsDock = nullptr;
 
     QMenu *m_recentMenu = nullptr;
     QMenu *m_ranksMenu = nullptr;
-    QVBoxLayout *m_welcomeRecent = nullptr;
     QAction *m_openFiles = nullptr;
     QAction *m_openFolder = nullptr;
+    QAction *m_saveSession = nullptr;
+    QAction *m_saveSessionAs = nullptr;
+    QAction *m_undo = nullptr;
+    QAction *m_redo = nullptr;
     QAction *m_close = nullptr;
     QAction *m_quit = nullptr;
     QAction *m_zoomIn = nullptr;

@@ -1,0 +1,188 @@
+#include "exportactions.h"
+
+#include "annotations/annotationstore.h"
+#include "export/exportdialog.h"
+#include "export/figureexporter.h"
+#include "export/mergedtracewriter.h"
+#include "export/reportwriter.h"
+#include "mainwindow.h"
+#include "viewstate.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QMenu>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace rs {
+
+namespace {
+
+// What a background writer hands back.
+struct Written {
+    bool ok = false;
+    QString error;
+    QStringList files;
+};
+
+} // namespace
+
+ExportActions::ExportActions(MainWindow *window)
+    : QObject(window)
+    , m_window(window)
+{
+    m_exportView = new QAction(tr("&View as Image…"), this);
+    m_exportView->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportView->setToolTip(tr("Export what the timeline shows, with annotations and legend, as PNG, SVG or PDF"));
+    connect(m_exportView, &QAction::triggered, this, &ExportActions::exportView);
+    m_copyImage = new QAction(tr("&Copy View Image"), this);
+    m_copyImage->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    connect(m_copyImage, &QAction::triggered, this, &ExportActions::copyImage);
+    m_exportReport = new QAction(tr("Incident &Report…"), this);
+    m_exportReport->setToolTip(tr("Markdown report with findings, per-rank metrics, inputs and checksums, images beside it"));
+    connect(m_exportReport, &QAction::triggered, this, &ExportActions::exportReport);
+    m_exportTrace = new QAction(tr("Merged Chrome &Trace…"), this);
+    m_exportTrace->setToolTip(tr("Every rank on the aligned axis in one trace that Perfetto and chrome://tracing open"));
+    connect(m_exportTrace, &QAction::triggered, this, &ExportActions::exportTrace);
+}
+
+void ExportActions::addTo(QMenu *menu) const
+{
+    for (QAction *a : {m_exportView, m_copyImage, m_exportReport, m_exportTrace})
+        menu->addAction(a);
+}
+
+void ExportActions::setEnabled(bool enabled)
+{
+    for (QAction *a : {m_exportView, m_copyImage, m_exportReport, m_exportTrace})
+        a->setEnabled(enabled);
+}
+
+FigureOptions ExportActions::currentView() const
+{
+    FigureOptions o;
+    if (const SessionPtr s = m_window->session())
+        o = FigureOptions::fromView(*s, *m_window->viewState());
+    o.annotations = m_window->annotationStore()->visibleAnnotations();
+    const std::string &zone = m_window->loaderOptions().timeZone;
+    o.timeZone = zone.empty() ? QTimeZone::systemTimeZone() : QTimeZone(QByteArray::fromStdString(zone));
+    if (!o.timeZone.isValid())
+        o.timeZone = QTimeZone::utc();
+    return o;
+}
+
+QString ExportActions::suggestedPath(const QString &fileName) const
+{
+    QString dir = m_window->documentPath().isEmpty() ? QString() : QFileInfo(m_window->documentPath()).absolutePath();
+    if (dir.isEmpty() && m_window->session() && !m_window->session()->sources().empty())
+        dir = QFileInfo(QString::fromStdString(m_window->session()->sources().front().path)).absolutePath();
+    return dir.isEmpty() ? fileName : QDir(dir).filePath(fileName);
+}
+
+void ExportActions::report(const QString &message, bool failed)
+{
+    m_window->statusBar()->showMessage(message, 10000);
+    if (failed) {
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Export"), message, QMessageBox::Ok, m_window);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+}
+
+void ExportActions::exportView()
+{
+    const SessionPtr session = m_window->session();
+    if (!session)
+        return;
+    ExportDialog dialog(session, m_window->analysis(), currentView(), m_window);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const bool ok = FigureExporter(session, m_window->analysis()).exportTo(dialog.path(), dialog.format(), dialog.options(), &error);
+    QApplication::restoreOverrideCursor();
+    report(ok ? tr("Exported %1").arg(QDir::toNativeSeparators(dialog.path())) : error, !ok);
+}
+
+void ExportActions::copyImage()
+{
+    const SessionPtr session = m_window->session();
+    if (!session)
+        return;
+    FigureOptions o = currentView();
+    o.devicePixelRatio = m_window->devicePixelRatioF();
+    const bool ok = FigureExporter(session, m_window->analysis()).copyToClipboard(o);
+    report(ok ? tr("Copied the view (%1 × %2 px) to the clipboard").arg(o.width).arg(o.height > 0 ? QString::number(o.height) : tr("auto"))
+              : tr("The clipboard is not available"),
+           !ok);
+}
+
+void ExportActions::exportReport()
+{
+    const SessionPtr session = m_window->session();
+    if (!session)
+        return;
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Export Incident Report"), suggestedPath(QStringLiteral("incident.md")),
+                                                tr("Markdown (*.md)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(QLatin1String(".md"), Qt::CaseInsensitive))
+        path += QStringLiteral(".md");
+    const auto analysis = m_window->analysis();
+    const FigureOptions figure = currentView();
+    ++m_running;
+    report(tr("Writing %1 (hashing the inputs)…").arg(QFileInfo(path).fileName()), false);
+    auto *watcher = new QFutureWatcher<Written>(this);
+    connect(watcher, &QFutureWatcher<Written>::finished, this, [this, watcher, path] {
+        --m_running;
+        const Written w = watcher->result();
+        watcher->deleteLater();
+        report(w.ok ? tr("Wrote %1 and %n image(s) beside it", nullptr, int(w.files.size()) - 1).arg(QDir::toNativeSeparators(path))
+                    : w.error,
+               !w.ok);
+    });
+    // Painting into QImage, SVG and PDF devices is allowed off the GUI thread; the session and the
+    // analysis are immutable and shared.
+    watcher->setFuture(QtConcurrent::run([path, session, analysis, figure] {
+        Written w;
+        w.ok = ReportWriter::write(path, session, analysis, figure, {}, &w.error, &w.files);
+        return w;
+    }));
+}
+
+void ExportActions::exportTrace()
+{
+    const SessionPtr session = m_window->session();
+    if (!session)
+        return;
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Export Merged Chrome Trace"),
+                                                suggestedPath(QStringLiteral("merged.pt.trace.json.gz")),
+                                                tr("Chrome trace (*.json.gz *.json)"));
+    if (path.isEmpty())
+        return;
+    if (!MergedTraceWriter::isTracePath(path))
+        path += QStringLiteral(".json.gz");
+    const auto analysis = m_window->analysis();
+    const auto offsets = m_window->clockOffsetOverrides();
+    ++m_running;
+    report(tr("Writing %1…").arg(QFileInfo(path).fileName()), false);
+    auto *watcher = new QFutureWatcher<Written>(this);
+    connect(watcher, &QFutureWatcher<Written>::finished, this, [this, watcher, path] {
+        --m_running;
+        const Written w = watcher->result();
+        watcher->deleteLater();
+        report(w.ok ? tr("Wrote %1 (open it in Perfetto)").arg(QDir::toNativeSeparators(path)) : w.error, !w.ok);
+    });
+    watcher->setFuture(QtConcurrent::run([path, session, analysis, offsets] {
+        Written w;
+        w.ok = MergedTraceWriter::write(path, *session, analysis.get(), offsets, &w.error);
+        return w;
+    }));
+}
+
+} // namespace rs

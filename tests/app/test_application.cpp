@@ -1,0 +1,205 @@
+// The viewer as a user drives it, headless: open the demo incident, find the analysis' findings
+// drawn as annotations, annotate, hide and fold ranks, override a clock offset, save a .rankscope
+// session and reopen it in a fresh window — everything comes back equal. A reopened session whose
+// source changed says so. The current view exports as a figure with the annotations in it.
+
+#include "application.h"
+
+#include "annotations/annotationstore.h"
+#include "compare/compareview.h"
+#include "export/figureexporter.h"
+#include "exportactions.h"
+#include "panels/clockoffsetspanel.h"
+#include "timeline/timelineview.h"
+#include "viewstate.h"
+
+#include <QDir>
+#include <QFile>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using rs::Annotation;
+using rs::Application;
+
+namespace {
+
+const QString kDemo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
+
+rs::SessionLoader::Options utc()
+{
+    rs::SessionLoader::Options o;
+    o.timeZone = "UTC";
+    return o;
+}
+
+// Opens `paths` and waits until the session is shown and analysed.
+bool openAndWait(Application &app, const QStringList &paths)
+{
+    QSignalSpy ready(&app, &Application::ready);
+    app.open(paths);
+    return ready.wait(120000);
+}
+
+bool copyTree(const QString &from, const QString &to)
+{
+    QDir().mkpath(to);
+    for (const QFileInfo &fi : QDir(from).entryInfoList(QDir::Files))
+        if (!QFile::copy(fi.absoluteFilePath(), QDir(to).filePath(fi.fileName())))
+            return false;
+    return true;
+}
+
+} // namespace
+
+class TestApplication : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // recent files and window state in a scratch place
+    }
+
+    void demoHasFindingAnnotationsAndTabs()
+    {
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        rs::MainWindow &w = app.window();
+        QVERIFY(w.session());
+        QVERIFY(w.analysis());
+        const auto expected = rs::annotationsFromFindings(*w.analysis());
+        QVERIFY(!expected.empty());
+        QCOMPARE(w.annotationStore()->annotations().size(), expected.size());
+        for (const Annotation &a : w.annotationStore()->annotations())
+            QCOMPARE(a.origin, Annotation::Origin::Finding);
+        // Nothing the user did yet: no unsaved edits.
+        QVERIFY(w.annotationStore()->undoStack()->isClean());
+        auto *tabs = w.findChild<QTabWidget *>(QStringLiteral("views"));
+        QVERIFY(tabs);
+        QCOMPARE(tabs->count(), 2);
+        QCOMPARE(tabs->indexOf(w.compareView()), 1);
+        QVERIFY(w.compareView()->referenceRank() != rs::kNoRank);
+    }
+
+    void sessionRoundTrip()
+    {
+        QTemporaryDir dir;
+        const QString incident = dir.filePath(QStringLiteral("incident"));
+        QVERIFY(copyTree(kDemo, incident));
+        const QString docPath = incident + QStringLiteral("/incident.rankscope");
+
+        rs::SessionDocument saved;
+        {
+            Application app(utc());
+            QVERIFY(openAndWait(app, {incident}));
+            rs::MainWindow &w = app.window();
+            rs::ViewState *state = w.viewState();
+            const rs::TimeRange full = state->fullRange();
+            Annotation note;
+            note.rank = 2;
+            note.time = full.begin + full.duration() / 3;
+            note.endTime = note.time;
+            note.text = QStringLiteral("rank 2 picks up a 10th micro-batch here");
+            w.annotationStore()->add(note);
+            Annotation range;
+            range.kind = Annotation::Kind::Range;
+            range.rank = rs::kNoRank;
+            range.time = full.begin + full.duration() / 2;
+            range.endTime = range.time + full.duration() / 10;
+            range.text = QStringLiteral("peers wait in all-reduce");
+            w.annotationStore()->add(range);
+            QVERIFY(w.isWindowModified());
+            // Delete one finding annotation: it must stay deleted after reopening.
+            const auto findingIt = std::find_if(w.annotationStore()->annotations().begin(), w.annotationStore()->annotations().end(),
+                                                [](const Annotation &a) { return a.origin == Annotation::Origin::Finding; });
+            QVERIFY(findingIt != w.annotationStore()->annotations().end());
+            w.annotationStore()->remove(findingIt->id);
+            state->setRankHidden(3, true);
+            state->setRankCollapsed(0, true);
+            state->setSelectedRank(2);
+            state->setVisibleRange({full.begin + full.duration() / 4, full.begin + full.duration() / 2});
+            w.compareView()->setReferenceRank(1);
+            QSignalSpy analysed(&app, &Application::ready);
+            w.clockOffsetsPanel()->setOffset(1, 1'234'000);
+            QVERIFY(analysed.wait(60000));
+
+            QSignalSpy done(&app.sessionFiles(), &rs::SessionFileController::saved);
+            w.saveSessionTo(docPath);
+            QVERIFY(done.wait(60000));
+            QCOMPARE(w.documentPath(), docPath);
+            QVERIFY(!w.isWindowModified());
+            QVERIFY(w.windowTitle().contains(QLatin1String("incident.rankscope")));
+            saved = w.documentState();
+        }
+        QVERIFY(QFileInfo::exists(docPath));
+
+        Application app(utc());
+        QVERIFY(openAndWait(app, {docPath}));
+        rs::MainWindow &w = app.window();
+        const rs::SessionDocument back = w.documentState();
+        QCOMPARE(back.annotations.size(), saved.annotations.size());
+        for (std::size_t i = 0; i < saved.annotations.size(); ++i)
+            QVERIFY2(back.annotations[i] == saved.annotations[i], qPrintable(saved.annotations[i].text));
+        QCOMPARE(back.deletedFindingKeys, saved.deletedFindingKeys);
+        QCOMPARE(back.clockOffsets, saved.clockOffsets);
+        QCOMPARE(back.clockOffsets.at(1), rs::TimeNs(1'234'000));
+        QVERIFY(back.view == saved.view);
+        QCOMPARE(w.viewState()->clockOffset(1), rs::TimeNs(1'234'000));
+        QCOMPARE(w.documentPath(), docPath);
+        QVERIFY(!w.isWindowModified());
+        QVERIFY(!w.findChild<QMessageBox *>()); // nothing moved or changed
+
+        // What the window shows exports with the user's annotations in it.
+        auto *exporter = w.findChild<rs::ExportActions *>();
+        QVERIFY(exporter);
+        const rs::FigureOptions view = exporter->currentView();
+        QCOMPARE(view.range, saved.view.visible.value());
+        QVERIFY(std::any_of(view.annotations.begin(), view.annotations.end(),
+                            [](const Annotation &a) { return a.text.contains(QLatin1String("10th micro-batch")); }));
+        QVERIFY(std::find(view.ranks.begin(), view.ranks.end(), 3) == view.ranks.end());
+        const QString svg = dir.filePath(QStringLiteral("view.svg"));
+        QString error;
+        QVERIFY2(rs::FigureExporter(w.session(), w.analysis()).exportTo(svg, rs::FigureExporter::Format::Svg, view, &error),
+                 qPrintable(error));
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("10th micro-batch"));
+    }
+
+    void changedSourceIsReported()
+    {
+        QTemporaryDir dir;
+        const QString incident = dir.filePath(QStringLiteral("incident"));
+        QVERIFY(copyTree(kDemo, incident));
+        const QString docPath = incident + QStringLiteral("/incident.rankscope");
+        {
+            Application app(utc());
+            QVERIFY(openAndWait(app, {incident}));
+            QSignalSpy done(&app.sessionFiles(), &rs::SessionFileController::saved);
+            app.window().saveSessionTo(docPath);
+            QVERIFY(done.wait(60000));
+        }
+        {
+            QFile log(incident + QStringLiteral("/torchrun.log"));
+            QVERIFY(log.open(QIODevice::Append));
+            log.write("[rank0]: one more line written after the session was saved\n");
+        }
+        QVERIFY(QFile::remove(incident + QStringLiteral("/nvidia-smi.csv")));
+        Application app(utc());
+        QVERIFY(openAndWait(app, {docPath}));
+        auto *box = app.window().findChild<QMessageBox *>();
+        QVERIFY(box);
+        QVERIFY2(box->detailedText().contains(QLatin1String("torchrun.log: changed")), qPrintable(box->detailedText()));
+        QVERIFY2(box->detailedText().contains(QLatin1String("nvidia-smi.csv: missing")), qPrintable(box->detailedText()));
+        // The rest still loaded: four ranks of traces and the log.
+        QCOMPARE(app.window().session()->ranks().size(), std::size_t(4));
+    }
+};
+
+QTEST_MAIN(TestApplication)
+#include "test_application.moc"

@@ -1,0 +1,255 @@
+#include "exportdialog.h"
+
+#include "figurerenderer.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace rs {
+
+namespace {
+
+constexpr int kPreviewWidth = 420;
+
+QString settingsKey(const char *name)
+{
+    return QStringLiteral("export/") + QLatin1String(name);
+}
+
+} // namespace
+
+ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisResult> analysis, const FigureOptions &view,
+                           QWidget *parent)
+    : QDialog(parent)
+    , m_session(std::move(session))
+    , m_analysis(std::move(analysis))
+    , m_view(view)
+{
+    setWindowTitle(tr("Export view"));
+    QSettings settings;
+
+    m_format = new QComboBox(this);
+    m_format->addItem(tr("PNG image"), static_cast<int>(FigureExporter::Format::Png));
+    m_format->addItem(tr("SVG drawing (text stays text)"), static_cast<int>(FigureExporter::Format::Svg));
+    m_format->addItem(tr("PDF document (one page)"), static_cast<int>(FigureExporter::Format::Pdf));
+    m_format->setCurrentIndex(std::clamp(settings.value(settingsKey("format"), 0).toInt(), 0, 2));
+
+    m_path = new QLineEdit(this);
+    const QString dir = settings.value(settingsKey("dir"), QDir::homePath()).toString();
+    m_path->setText(QDir(dir).filePath(QStringLiteral("rankscope-timeline.") + FigureExporter::suffix(format())));
+    auto *browse = new QPushButton(tr("Browse…"), this);
+    connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
+    auto *pathRow = new QHBoxLayout;
+    pathRow->addWidget(m_path, 1);
+    pathRow->addWidget(browse);
+
+    m_width = new QSpinBox(this);
+    m_width->setRange(320, 20000);
+    m_width->setSuffix(tr(" px"));
+    m_width->setValue(settings.value(settingsKey("width"), view.width > 0 ? view.width : 1600).toInt());
+    m_height = new QSpinBox(this);
+    m_height->setRange(0, 20000);
+    m_height->setSuffix(tr(" px"));
+    m_height->setSpecialValueText(tr("fit content"));
+    m_height->setValue(settings.value(settingsKey("height"), 0).toInt());
+    m_dpr = new QDoubleSpinBox(this);
+    m_dpr->setRange(0.5, 4.0);
+    m_dpr->setSingleStep(0.5);
+    m_dpr->setDecimals(1);
+    m_dpr->setPrefix(QStringLiteral("× "));
+    m_dpr->setValue(settings.value(settingsKey("dpr"), 2.0).toDouble());
+    m_dpr->setToolTip(tr("Pixels per logical pixel of the PNG: 2 stays sharp on high-density screens"));
+    auto *sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(m_width);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
+    sizeRow->addWidget(m_height);
+    sizeRow->addSpacing(12);
+    sizeRow->addWidget(new QLabel(tr("Pixel ratio"), this));
+    sizeRow->addWidget(m_dpr);
+    sizeRow->addStretch(1);
+    m_sizeNote = new QLabel(this);
+    m_sizeNote->setStyleSheet(QStringLiteral("color: palette(mid)"));
+
+    m_title = new QLineEdit(this);
+    m_title->setPlaceholderText(FigureRenderer(m_session, m_analysis, view).title());
+    m_title->setText(view.title);
+
+    m_visibleRange = new QRadioButton(tr("Visible window"), this);
+    m_fullRange = new QRadioButton(tr("Whole session"), this);
+    (view.range.isEmpty() ? m_fullRange : m_visibleRange)->setChecked(true);
+    m_visibleRange->setEnabled(!view.range.isEmpty());
+    auto *rangeRow = new QHBoxLayout;
+    rangeRow->addWidget(m_visibleRange);
+    rangeRow->addWidget(m_fullRange);
+    rangeRow->addStretch(1);
+
+    m_shownRanks = new QRadioButton(tr("Shown ranks (%1)").arg(view.ranks.empty() ? (m_session ? m_session->ranks().size() : 0) : view.ranks.size()), this);
+    m_allRanks = new QRadioButton(tr("All ranks (%1)").arg(m_session ? m_session->ranks().size() : 0), this);
+    m_shownRanks->setChecked(true);
+    auto *ranksRow = new QHBoxLayout;
+    ranksRow->addWidget(m_shownRanks);
+    ranksRow->addWidget(m_allRanks);
+    ranksRow->addStretch(1);
+
+    m_findings = new QCheckBox(tr("Draw findings as annotations"), this);
+    m_findings->setChecked(settings.value(settingsKey("findings"), true).toBool());
+    m_detail = new QComboBox(this);
+    m_detail->addItem(tr("Compact: memory, steps, GPU streams, log"), static_cast<int>(FigureOptions::Detail::Compact));
+    m_detail->addItem(tr("Full: every lane, as on screen"), static_cast<int>(FigureOptions::Detail::Full));
+    m_detail->setCurrentIndex(settings.value(settingsKey("detail"), 0).toInt() == 1 ? 1 : 0);
+
+    m_preview = new QLabel(this);
+    m_preview->setMinimumSize(kPreviewWidth, 160);
+    m_preview->setAlignment(Qt::AlignCenter);
+    m_preview->setFrameShape(QFrame::StyledPanel);
+
+    auto *form = new QFormLayout;
+    form->addRow(tr("Format"), m_format);
+    form->addRow(tr("File"), pathRow);
+    form->addRow(tr("Size"), sizeRow);
+    form->addRow(QString(), m_sizeNote);
+    form->addRow(tr("Title"), m_title);
+    form->addRow(tr("Time range"), rangeRow);
+    form->addRow(tr("Ranks"), ranksRow);
+    form->addRow(tr("Lanes"), m_detail);
+    form->addRow(QString(), m_findings);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
+    connect(buttons, &QDialogButtonBox::accepted, this, &ExportDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &ExportDialog::reject);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(m_preview, 1);
+    layout->addWidget(buttons);
+
+    m_previewTimer = new QTimer(this);
+    m_previewTimer->setSingleShot(true);
+    m_previewTimer->setInterval(150);
+    connect(m_previewTimer, &QTimer::timeout, this, &ExportDialog::updatePreview);
+    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::formatChanged);
+    for (QSpinBox *s : {m_width, m_height})
+        connect(s, &QSpinBox::valueChanged, this, &ExportDialog::schedulePreview);
+    connect(m_dpr, &QDoubleSpinBox::valueChanged, this, &ExportDialog::schedulePreview);
+    connect(m_title, &QLineEdit::textChanged, this, &ExportDialog::schedulePreview);
+    for (QRadioButton *b : {m_visibleRange, m_fullRange, m_shownRanks, m_allRanks})
+        connect(b, &QRadioButton::toggled, this, &ExportDialog::schedulePreview);
+    connect(m_findings, &QCheckBox::toggled, this, &ExportDialog::schedulePreview);
+    connect(m_detail, &QComboBox::currentIndexChanged, this, &ExportDialog::schedulePreview);
+    formatChanged();
+    updatePreview();
+}
+
+FigureExporter::Format ExportDialog::format() const
+{
+    return static_cast<FigureExporter::Format>(m_format->currentData().toInt());
+}
+
+QString ExportDialog::path() const
+{
+    QString p = m_path->text().trimmed();
+    if (p.isEmpty())
+        return p;
+    if (FigureExporter::formatForPath(p) != format()) {
+        // A path typed with another figure suffix gets the chosen one instead; any other suffix is
+        // kept as part of the name.
+        if (FigureExporter::formatForPath(p))
+            p.chop(QFileInfo(p).suffix().size() + 1);
+        p += QLatin1Char('.') + FigureExporter::suffix(format());
+    }
+    return p;
+}
+
+FigureOptions ExportDialog::options() const
+{
+    FigureOptions o = m_view;
+    o.width = m_width->value();
+    o.height = m_height->value();
+    o.devicePixelRatio = format() == FigureExporter::Format::Png ? m_dpr->value() : 1.0;
+    o.title = m_title->text().trimmed();
+    if (m_fullRange->isChecked())
+        o.range = {};
+    if (m_allRanks->isChecked())
+        o.ranks.clear();
+    if (!m_findings->isChecked())
+        std::erase_if(o.annotations, [](const Annotation &a) { return a.origin == Annotation::Origin::Finding; });
+    o.detail = static_cast<FigureOptions::Detail>(m_detail->currentData().toInt());
+    return o;
+}
+
+void ExportDialog::browse()
+{
+    const QString filter = format() == FigureExporter::Format::Png   ? tr("PNG images (*.png)")
+                           : format() == FigureExporter::Format::Svg ? tr("SVG drawings (*.svg)")
+                                                                     : tr("PDF documents (*.pdf)");
+    const QString chosen = QFileDialog::getSaveFileName(this, tr("Export view"), path(), filter);
+    if (!chosen.isEmpty())
+        m_path->setText(chosen);
+}
+
+void ExportDialog::formatChanged()
+{
+    m_dpr->setEnabled(format() == FigureExporter::Format::Png);
+    if (!m_path->text().trimmed().isEmpty())
+        m_path->setText(path());
+    schedulePreview();
+}
+
+void ExportDialog::schedulePreview()
+{
+    m_previewTimer->start();
+}
+
+void ExportDialog::updatePreview()
+{
+    FigureOptions o = options();
+    const FigureRenderer layout(m_session, m_analysis, o);
+    const QSize size = layout.size();
+    const double dpr = o.devicePixelRatio;
+    m_sizeNote->setText(format() == FigureExporter::Format::Png
+                            ? tr("%1 × %2 pixels").arg(qRound(size.width() * dpr)).arg(qRound(size.height() * dpr))
+                            : tr("%1 × %2 points").arg(qRound(size.width() * 0.75)).arg(qRound(size.height() * 0.75)));
+    // The preview is the real figure scaled down, so what is seen is what is written.
+    o.devicePixelRatio = std::min(1.0, static_cast<double>(kPreviewWidth) * devicePixelRatioF() / size.width());
+    QImage img = FigureExporter(m_session, m_analysis).image(o);
+    img.setDevicePixelRatio(devicePixelRatioF());
+    m_preview->setPixmap(QPixmap::fromImage(img.width() > kPreviewWidth * devicePixelRatioF()
+                                                ? img.scaledToWidth(qRound(kPreviewWidth * devicePixelRatioF()), Qt::SmoothTransformation)
+                                                : img));
+}
+
+void ExportDialog::accept()
+{
+    const QString p = path();
+    if (p.isEmpty()) {
+        QMessageBox::warning(this, tr("Export view"), tr("Choose a file to write."));
+        return;
+    }
+    m_path->setText(p);
+    QSettings settings;
+    settings.setValue(settingsKey("format"), m_format->currentIndex());
+    settings.setValue(settingsKey("dir"), QFileInfo(p).absolutePath());
+    settings.setValue(settingsKey("width"), m_width->value());
+    settings.setValue(settingsKey("height"), m_height->value());
+    settings.setValue(settingsKey("dpr"), m_dpr->value());
+    settings.setValue(settingsKey("findings"), m_findings->isChecked());
+    settings.setValue(settingsKey("detail"), m_detail->currentIndex());
+    QDialog::accept();
+}
+
+} // namespace rs

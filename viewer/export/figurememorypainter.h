@@ -1,0 +1,71 @@
+#pragma once
+// The memory lane of an exported figure, drawn with QPainter alone (the screen's QCustomPlot is a
+// widget, and a figure must render without one): allocated as an area in the rank's colour,
+// reserved as a line, nvidia-smi used dashed, allocator-snapshot totals dotted, the GPU capacity as
+// a rule, a value axis in GiB, the analysis' spikes and the rank's OOM moments, plus the gutter
+// legend with each curve's peak. Curves go through the same min/max-per-pixel decimation as the
+// screen, so a one-event spike survives any zoom.
+
+#include "analysisresult.h"
+#include "session.h"
+#include "timeline/timescale.h"
+#include "viewstate.h"
+
+#include <QColor>
+#include <QCoreApplication>
+#include <QRect>
+#include <QString>
+
+#include <vector>
+
+class QPainter;
+
+namespace rs {
+
+struct TimelineContext;
+
+class FigureMemoryPainter
+{
+    Q_DECLARE_TR_FUNCTIONS(FigureMemoryPainter)
+
+public:
+    /// How a curve is drawn (the same styles as the screen's memory chart).
+    enum class Style : std::uint8_t { Area, Line, Dashed, Dotted };
+
+    /// One curve of the lane.
+    struct Curve {
+        TrackId track = kNoTrack; ///< the counter track drawn
+        QString name;             ///< legend name ("allocated", "used (nvidia-smi)")
+        QColor color;             ///< line colour
+        Style style = Style::Line;///< line style
+    };
+
+    /// The curves of `rank`'s memory tracks, areas first so lines stay visible on top; named and
+    /// styled like the screen's memory chart.
+    static std::vector<Curve> curvesOf(const Session &session, const std::vector<TrackId> &tracks, RankId rank);
+
+    /// `view` maps aligned ns to x; the rank's data is drawn `dataOffset` ns later.
+    FigureMemoryPainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset);
+
+    /// Draws the plot into `area` (the lane's data rectangle): grid, value axis up to `valueMax`
+    /// bytes, `highlight` when it names `rank`, spikes, curves, the capacity rule (0: unknown) and
+    /// the OOM moments of `rank` with their labels.
+    void plot(const QRect &area, const std::vector<Curve> &curves, double valueMax, double capacity, RankId rank,
+              const Highlight &highlight);
+    /// The gutter legend below the lane title, starting at row `top`, `width` pixels wide, at most
+    /// down to `bottom`: one row per curve with its swatch and peak, then the capacity.
+    void legend(int left, int top, int width, int bottom, const std::vector<Curve> &curves, double capacity);
+
+    /// The pen a curve of `style` is drawn with (the legends draw the same).
+    static QPen pen(Style style, const QColor &color);
+    /// The pen of the capacity rule.
+    static QPen capacityPen();
+
+private:
+    QPainter &m_p;
+    TimelineContext &m_ctx;
+    TimeScale m_view;
+    TimeScale m_scale;
+};
+
+} // namespace rs

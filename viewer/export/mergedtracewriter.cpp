@@ -1,0 +1,116 @@
+#include "mergedtracewriter.h"
+
+#include "report/chrometraceexport.h"
+
+#include <QFile>
+
+#include <zlib.h>
+
+#include <array>
+#include <fstream>
+#include <ostream>
+#include <streambuf>
+
+namespace rs {
+
+namespace {
+
+// A write-only stream buffer that deflates into a .gz file, so the exporter's text stream goes to
+// disk compressed without being held in memory.
+class GzipBuffer : public std::streambuf
+{
+public:
+    explicit GzipBuffer(const QString &path)
+        : m_file(gzopen(QFile::encodeName(path).constData(), "wb6"))
+    {
+        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+    }
+    ~GzipBuffer() override { close(); }
+    GzipBuffer(const GzipBuffer &) = delete;
+    GzipBuffer &operator=(const GzipBuffer &) = delete;
+
+    bool isOpen() const { return m_file != nullptr; }
+    bool close()
+    {
+        if (!m_file)
+            return m_ok;
+        m_ok = flushBuffer() && m_ok;
+        m_ok = gzclose(m_file) == Z_OK && m_ok;
+        m_file = nullptr;
+        return m_ok;
+    }
+
+protected:
+    int_type overflow(int_type c) override
+    {
+        if (!flushBuffer())
+            return traits_type::eof();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    int sync() override { return flushBuffer() ? 0 : -1; }
+
+private:
+    bool flushBuffer()
+    {
+        const auto n = static_cast<unsigned>(pptr() - pbase());
+        if (n > 0 && (!m_file || gzwrite(m_file, pbase(), n) != static_cast<int>(n)))
+            m_ok = false;
+        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+        return m_ok;
+    }
+
+    gzFile m_file = nullptr;
+    bool m_ok = true;
+    std::array<char, 1 << 16> m_buffer{};
+};
+
+} // namespace
+
+bool MergedTraceWriter::isTracePath(const QString &path)
+{
+    return path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) || path.endsWith(QLatin1String(".json.gz"), Qt::CaseInsensitive);
+}
+
+bool MergedTraceWriter::write(const QString &path, const Session &session, const AnalysisResult *analysis,
+                              const std::map<RankId, TimeNs> &offsets, QString *error)
+{
+    std::vector<RankAlignment> alignment;
+    for (const Rank &r : session.ranks()) {
+        RankAlignment a;
+        a.rank = r.id;
+        const auto it = offsets.find(r.id);
+        a.offsetNs = it != offsets.end() ? it->second : analysis ? analysis->offsetOf(r.id) : 0;
+        alignment.push_back(a);
+    }
+    auto fail = [&](const QString &why) {
+        if (error)
+            *error = tr("cannot write %1: %2").arg(path, why);
+        return false;
+    };
+    std::string why;
+    if (path.endsWith(QLatin1String(".gz"), Qt::CaseInsensitive)) {
+        GzipBuffer buffer(path);
+        if (!buffer.isOpen())
+            return fail(tr("cannot open the file"));
+        std::ostream out(&buffer);
+        const bool ok = ChromeTraceExport::write(session, alignment, out, &why);
+        out.flush();
+        if (!buffer.close() || !ok)
+            return fail(why.empty() ? tr("write failed") : QString::fromStdString(why));
+        return true;
+    }
+    std::ofstream out(QFile::encodeName(path).constData(), std::ios::binary | std::ios::trunc);
+    if (!out)
+        return fail(tr("cannot open the file"));
+    const bool ok = ChromeTraceExport::write(session, alignment, out, &why);
+    out.close();
+    if (!ok || out.fail())
+        return fail(why.empty() ? tr("write failed") : QString::fromStdString(why));
+    return true;
+}
+
+} // namespace rs

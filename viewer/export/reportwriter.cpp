@@ -1,0 +1,115 @@
+#include "reportwriter.h"
+
+#include "figureexporter.h"
+#include "figurerenderer.h"
+#include "report/incidentreport.h"
+#include "timeformat.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QDir>
+#include <QFileInfo>
+#include <QTimeZone>
+
+#include <algorithm>
+
+namespace rs {
+
+QString ReportWriter::imagePath(const QString &mdPath, const QString &tag)
+{
+    const QFileInfo info(mdPath);
+    QString base = info.fileName();
+    if (base.endsWith(QLatin1String(".md"), Qt::CaseInsensitive))
+        base.chop(3);
+    return info.dir().filePath(base + QLatin1Char('-') + tag + QStringLiteral(".png"));
+}
+
+TimeRange ReportWriter::findingWindow(const Finding &finding, const AnalysisResult &analysis, TimeRange figureRange)
+{
+    if (!finding.timeNs || figureRange.isEmpty())
+        return {};
+    // A step and a half before the moment and half a step after show what led up to it; without
+    // steps, a twentieth of the figure.
+    TimeNs step = 0;
+    for (RankId r : finding.ranks)
+        if (const RankMetrics *m = analysis.metricsOf(r); m && m->stepTimeMedianNs)
+            step = std::max(step, *m->stepTimeMedianNs);
+    const TimeNs t = *finding.timeNs;
+    const TimeNs end = finding.endNs ? std::max(*finding.endNs, t) : t;
+    const TimeNs before = step > 0 ? step + step / 2 : figureRange.duration() / 20;
+    const TimeNs after = step > 0 ? step / 2 : figureRange.duration() / 40;
+    const TimeRange window{std::max(t - before, figureRange.begin), std::min(end + after, figureRange.end)};
+    if (window.duration() < 10 || window.duration() * 2 > figureRange.duration())
+        return {};
+    return window;
+}
+
+bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_ptr<const AnalysisResult> analysis,
+                         const FigureOptions &figure, const Options &options, QString *error, QStringList *written)
+{
+    if (!session) {
+        if (error)
+            *error = tr("no session to report on");
+        return false;
+    }
+    const AnalysisResult empty;
+    const AnalysisResult &result = analysis ? *analysis : empty;
+    const FigureExporter exporter(session, analysis);
+    QStringList files;
+
+    IncidentReport::Options ro;
+    const FigureRenderer timeline(session, analysis, figure);
+    const QString title = options.title.isEmpty() ? tr("Incident report: %1").arg(timeline.title()) : options.title;
+    ro.title = title.toStdString();
+    ro.generatedAt = (options.generatedAt.isEmpty()
+                          ? QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"))
+                          : options.generatedAt)
+                         .toStdString();
+    if (!figure.range.isEmpty())
+        ro.range = timeline.range();
+
+    const QString timelinePath = imagePath(mdPath, QStringLiteral("timeline"));
+    if (!exporter.exportTo(timelinePath, FigureExporter::Format::Png, figure, error))
+        return false;
+    files << timelinePath;
+    ro.images.push_back({QFileInfo(timelinePath).fileName().toStdString(),
+                         tr("Timeline of %1, %2").arg(timeline.ranks().size() == 1 ? tr("1 rank") : tr("%1 ranks").arg(timeline.ranks().size()),
+                                                      timeline.rangeText())
+                             .toStdString()});
+
+    if (options.findingZoom && !result.findings.empty()) {
+        const Finding *top = nullptr;
+        for (const Finding &f : result.findings)
+            if (f.timeNs && (!top || f.severity > top->severity))
+                top = &f;
+        const TimeRange window = top ? findingWindow(*top, result, timeline.range()) : TimeRange{};
+        if (!window.isEmpty()) {
+            FigureOptions zoom = figure;
+            zoom.range = window;
+            zoom.title = QString::fromStdString(top->title);
+            zoom.highlight = {top->ranks, top->endNs ? TimeRange{*top->timeNs, *top->endNs} : TimeRange{}};
+            const QString zoomPath = imagePath(mdPath, QStringLiteral("finding"));
+            if (!exporter.exportTo(zoomPath, FigureExporter::Format::Png, zoom, error))
+                return false;
+            files << zoomPath;
+            const FigureRenderer z(session, analysis, zoom);
+            ro.images.push_back({QFileInfo(zoomPath).fileName().toStdString(),
+                                 tr("Around the most severe finding (%1): %2").arg(QString::fromLatin1(top->id.c_str()), z.rangeText()).toStdString()});
+        }
+    }
+
+    const std::string md = IncidentReport::markdown(*session, result, ro);
+    QFile f(mdPath);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(md.data(), static_cast<qint64>(md.size())) != static_cast<qint64>(md.size())) {
+        if (error)
+            *error = tr("cannot write %1: %2").arg(mdPath, f.errorString());
+        return false;
+    }
+    f.close();
+    files.prepend(mdPath);
+    if (written)
+        *written = files;
+    return true;
+}
+
+} // namespace rs
