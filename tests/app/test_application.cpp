@@ -86,6 +86,26 @@ private Q_SLOTS:
         QVERIFY(w.compareView()->referenceRank() != rs::kNoRank);
     }
 
+    // Both tabs render for the demo; with RANKSCOPE_SCREENSHOTS=DIR the pictures are kept to look at.
+    void bothTabsRender()
+    {
+        Application app(utc());
+        app.window().resize(1600, 1000);
+        app.window().show();
+        QVERIFY(openAndWait(app, {kDemo}));
+        auto *tabs = app.window().findChild<QTabWidget *>(QStringLiteral("views"));
+        QVERIFY(tabs);
+        const QString keep = qEnvironmentVariable("RANKSCOPE_SCREENSHOTS");
+        for (int i = 0; i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            QTest::qWait(300); // the compare diff runs in the background
+            const QImage shot = app.window().grab().toImage();
+            QCOMPARE(shot.size(), QSize(1600, 1000));
+            if (!keep.isEmpty())
+                QVERIFY(shot.save(QDir(keep).filePath(QStringLiteral("app-tab%1.png").arg(i))));
+        }
+    }
+
     void sessionRoundTrip()
     {
         QTemporaryDir dir;

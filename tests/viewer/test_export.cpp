@@ -1,0 +1,350 @@
+// Figure export of the demo incident (resources/demo): PNG at the requested size and pixel ratio
+// with the rank and OOM colours in it, SVG whose labels, title and annotations stay <text>, a
+// one-page PDF the size of the figure, the incident report with its images beside it, and the
+// merged Chrome trace. The real 8-rank sample (shared/samples) renders too, when present.
+
+#include "analyzer.h"
+#include "export/figureexporter.h"
+#include "export/figurerenderer.h"
+#include "export/mergedtracewriter.h"
+#include "export/reportwriter.h"
+#include "importerregistry.h"
+#include "rankcolors.h"
+#include "sessionbuilder.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <set>
+
+using namespace rs;
+
+namespace {
+
+SessionPtr loadFolder(const QString &dir, const std::string &timeZone)
+{
+    SessionBuilder sb;
+    for (const std::string &path : ImporterRegistry::expandPaths({dir.toStdString()})) {
+        ImportContext ctx;
+        ctx.timeZone = timeZone;
+        SourceBuilder b = ImporterRegistry::instance().importFile(path, ctx);
+        if (ImporterRegistry::isUnrecognised(b))
+            sb.addSkipped(path);
+        else
+            sb.addSource(std::move(b));
+    }
+    return sb.freeze();
+}
+
+// Pixels of exactly `c`: solid fills (rank stripes, badges) keep their colour exactly.
+int countColor(const QImage &img, QColor c)
+{
+    const QImage rgb = img.convertToFormat(QImage::Format_RGB32);
+    const QRgb want = c.rgb();
+    int n = 0;
+    for (int y = 0; y < rgb.height(); ++y) {
+        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); ++x)
+            n += (line[x] | 0xff000000u) == want ? 1 : 0;
+    }
+    return n;
+}
+
+QStringList svgTexts(const QString &path, int *images)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QXmlStreamReader xml(&f);
+    QStringList texts;
+    *images = 0;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QLatin1String("text"))
+            texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).simplified();
+        else if (xml.isStartElement() && xml.name() == QLatin1String("image"))
+            ++*images;
+    }
+    if (xml.hasError())
+        texts = {QStringLiteral("XML error: ") + xml.errorString()};
+    return texts;
+}
+
+bool anyContains(const QStringList &texts, const QString &needle)
+{
+    return std::any_of(texts.begin(), texts.end(), [&](const QString &t) { return t.contains(needle); });
+}
+
+} // namespace
+
+class TestExport : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void png_data();
+    void png();
+    void rankSelection();
+    void svg();
+    void pdf();
+    void report();
+    void mergedTrace();
+    void emptySession();
+    void sampleRenders();
+
+private:
+    FigureOptions demoOptions() const;
+
+    SessionPtr m_session;
+    std::shared_ptr<const AnalysisResult> m_analysis;
+    QTemporaryDir m_dir;
+};
+
+void TestExport::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_session = loadFolder(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo"), "UTC");
+    QCOMPARE(m_session->ranks().size(), std::size_t(4));
+    m_analysis = std::make_shared<const AnalysisResult>(Analyzer::run(*m_session));
+    QVERIFY(!m_analysis->findings.empty());
+}
+
+FigureOptions TestExport::demoOptions() const
+{
+    FigureOptions o;
+    o.annotations = annotationsFromFindings(*m_analysis);
+    // A user note of known text, on rank 1 in the middle of the session.
+    const TimeRange full = FigureRenderer::alignedDataRange(*m_session, m_analysis.get());
+    Annotation note;
+    note.kind = Annotation::Kind::Note;
+    note.rank = 1;
+    note.time = note.endTime = full.begin + full.duration() * 3 / 4;
+    note.text = QStringLiteral("probe note");
+    o.annotations.push_back(note);
+    o.title = QStringLiteral("Demo incident: rank 2 OOM");
+    return o;
+}
+
+void TestExport::png_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<double>("dpr");
+    QTest::newRow("1600 wide, fit content") << 1600 << 0 << 1.0;
+    QTest::newRow("1200 wide at 2x") << 1200 << 0 << 2.0;
+    QTest::newRow("fixed 1000x600 at 1.5x (content scaled down)") << 1000 << 600 << 1.5;
+}
+
+void TestExport::png()
+{
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(double, dpr);
+    FigureOptions o = demoOptions();
+    o.width = width;
+    o.height = height;
+    o.devicePixelRatio = dpr;
+    const FigureRenderer layout(m_session, m_analysis, o);
+    QCOMPARE(layout.size().width(), width);
+    if (height > 0)
+        QCOMPARE(layout.size().height(), height);
+    else
+        QVERIFY2(layout.size().height() > 4 * 150, "four expanded rank groups are taller than this");
+
+    const QString path = m_dir.filePath(QStringLiteral("fig-%1.png").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
+    QString error;
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY2(FigureExporter(m_session, m_analysis).exportTo(path, FigureExporter::Format::Png, o, &error), qPrintable(error));
+    qInfo("demo PNG %dx%d at %.1fx rendered and written in %lld ms", width, layout.size().height(), dpr, timer.elapsed());
+    QImage img(path);
+    QVERIFY(!img.isNull());
+    QCOMPARE(img.width(), qRound(width * dpr));
+    QCOMPARE(img.height(), qRound(layout.size().height() * dpr));
+    for (RankId r : {0, 1, 2, 3})
+        QVERIFY2(countColor(img, RankColors::color(r)) > 100, qPrintable(QStringLiteral("rank %1's colour is missing").arg(r)));
+    QVERIFY2(countColor(img, QColor(0xc9, 0x1d, 0x2e)) > 20, "the OOM red is missing");
+    // The PNG says what it shows.
+    QCOMPARE(img.text(QStringLiteral("Title")), QStringLiteral("Demo incident: rank 2 OOM"));
+}
+
+void TestExport::rankSelection()
+{
+    FigureOptions o = demoOptions();
+    o.ranks = {2, 0};
+    o.width = 1000;
+    const FigureRenderer layout(m_session, m_analysis, o);
+    QCOMPARE(layout.ranks(), (std::vector<RankId>{2, 0}));
+    const QImage img = FigureExporter(m_session, m_analysis).image(o);
+    QVERIFY(countColor(img, RankColors::color(2)) > 100);
+    QVERIFY(countColor(img, RankColors::color(0)) > 100);
+    QVERIFY2(countColor(img, RankColors::color(3)) < 20, "rank 3 is not selected");
+
+    // Compact detail drops CPU threads, full keeps them: the full figure is taller.
+    o.detail = FigureOptions::Detail::Full;
+    QVERIFY(FigureRenderer(m_session, m_analysis, o).size().height() > layout.size().height());
+
+    // A range restricted to the last step is what the renderer shows, within the data.
+    const TimeRange full = FigureRenderer::alignedDataRange(*m_session, m_analysis.get());
+    o.range = {full.end - 20'000'000'000LL, full.end + 50'000'000'000LL};
+    const FigureRenderer zoomed(m_session, m_analysis, o);
+    QCOMPARE(zoomed.range(), (TimeRange{full.end - 20'000'000'000LL, full.end}));
+    QVERIFY2(zoomed.rangeText().contains(QStringLiteral("20.0 s")), qPrintable(zoomed.rangeText()));
+}
+
+void TestExport::svg()
+{
+    const FigureOptions o = demoOptions();
+    const QString path = m_dir.filePath(QStringLiteral("fig.svg"));
+    QString error;
+    QVERIFY2(FigureExporter(m_session, m_analysis).exportTo(path, FigureExporter::Format::Svg, o, &error), qPrintable(error));
+    int images = -1;
+    const QStringList texts = svgTexts(path, &images);
+    QVERIFY2(!texts.isEmpty() && !texts.front().startsWith(QLatin1String("XML error")), qPrintable(texts.value(0)));
+    QCOMPARE(images, 0); // text stays text, nothing rasterised
+    for (int r = 0; r < 4; ++r)
+        QVERIFY2(texts.contains(QStringLiteral("Rank %1").arg(r)), qPrintable(QStringLiteral("no <text> 'Rank %1'").arg(r)));
+    QVERIFY(texts.contains(QStringLiteral("Demo incident: rank 2 OOM")));
+    QVERIFY2(texts.contains(QStringLiteral("probe note")), "the user note is not a <text>");
+    QVERIFY2(anyContains(texts, QStringLiteral("Rank 2 ran out")), "the OOM finding's annotation is not a <text>");
+    QVERIFY(anyContains(texts, QStringLiteral("GPU capacity")));
+    QVERIFY(anyContains(texts, QStringLiteral("RankScope")));
+    QVERIFY2(anyContains(texts, QStringLiteral("OOM · 576 MiB")), "the OOM marker's label is missing");
+}
+
+void TestExport::pdf()
+{
+    FigureOptions o = demoOptions();
+    o.width = 1400;
+    const QSize size = FigureRenderer(m_session, m_analysis, o).size();
+    const QString path = m_dir.filePath(QStringLiteral("fig.pdf"));
+    QString error;
+    QVERIFY2(FigureExporter(m_session, m_analysis).exportTo(path, FigureExporter::Format::Pdf, o, &error), qPrintable(error));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray pdf = f.readAll();
+    QVERIFY(pdf.startsWith("%PDF-"));
+    QVERIFY2(pdf.size() > 20000, "a figure with four ranks of curves is more than a blank page");
+    static const QRegularExpression page(QStringLiteral("/Type\\s*/Page[^s]"));
+    QCOMPARE(QString::fromLatin1(pdf).count(page), 1);
+    static const QRegularExpression box(QStringLiteral("/MediaBox\\s*\\[\\s*0\\s+0\\s+([0-9.]+)\\s+([0-9.]+)\\s*\\]"));
+    const QRegularExpressionMatch m = box.match(QString::fromLatin1(pdf));
+    QVERIFY(m.hasMatch());
+    QVERIFY2(std::abs(m.captured(1).toDouble() - size.width() * 0.75) < 1.0, qPrintable(m.captured(0)));
+    QVERIFY2(std::abs(m.captured(2).toDouble() - size.height() * 0.75) < 1.0, qPrintable(m.captured(0)));
+}
+
+void TestExport::report()
+{
+    const QString md = m_dir.filePath(QStringLiteral("ticket/incident.md"));
+    QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("ticket"))));
+    QStringList written;
+    QString error;
+    ReportWriter::Options ro;
+    ro.generatedAt = QStringLiteral("2026-01-01 00:00 UTC");
+    QVERIFY2(ReportWriter::write(md, m_session, m_analysis, demoOptions(), ro, &error, &written), qPrintable(error));
+    QCOMPARE(written.value(0), md);
+    QVERIFY(written.contains(ReportWriter::imagePath(md, QStringLiteral("timeline"))));
+    QVERIFY2(written.contains(ReportWriter::imagePath(md, QStringLiteral("finding"))), "the OOM is a sliver of 88 s: zoomed");
+    for (const QString &f : written)
+        QVERIFY2(QFileInfo(f).size() > 1000, qPrintable(f));
+    QFile f(md);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    for (const char *section : {"# Incident report: Demo incident: rank 2 OOM", "## Findings", "## Per-rank metrics", "## Clock alignment",
+                                "## Inputs", "## Images"})
+        QVERIFY2(text.contains(QLatin1String(section)), section);
+    // Relative links: the folder can be zipped and moved.
+    QVERIFY2(text.contains(QStringLiteral("](<incident-timeline.png>)")), "timeline image not linked relatively");
+    QVERIFY(text.contains(QStringLiteral("](<incident-finding.png>)")));
+    QVERIFY(!text.contains(m_dir.path() + QStringLiteral("/ticket/incident-")));
+    QVERIFY(text.contains(QStringLiteral("Generated 2026-01-01 00:00 UTC")));
+}
+
+void TestExport::mergedTrace()
+{
+    std::map<RankId, TimeNs> offsets{{1, 7'000'000'000LL}};
+    for (const QString &name : {QStringLiteral("merged.json"), QStringLiteral("merged.json.gz")}) {
+        const QString path = m_dir.filePath(name);
+        QVERIFY(MergedTraceWriter::isTracePath(path));
+        QString error;
+        QVERIFY2(MergedTraceWriter::write(path, *m_session, m_analysis.get(), offsets, &error), qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        if (name.endsWith(QLatin1String(".gz"))) {
+            QVERIFY(bytes.size() > 1000 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b);
+            continue;
+        }
+        const nlohmann::json doc = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size());
+        std::set<std::int64_t> pids;
+        double rank1First = 1e300;
+        for (const nlohmann::json &e : doc.at("traceEvents")) {
+            if (!e.contains("pid") || !e["pid"].is_number_integer())
+                continue;
+            pids.insert(e["pid"].get<std::int64_t>());
+            if (e["pid"] == 1 && e.value("ph", "") == "X")
+                rank1First = std::min(rank1First, e["ts"].get<double>());
+        }
+        QVERIFY2(pids.size() >= 4 && pids.count(0) && pids.count(1) && pids.count(2) && pids.count(3), doc["traceEvents"][0].dump().c_str());
+        // Rank 1's first span sits its offset later than its own clock says (ts in µs).
+        TimeNs own = INT64_MAX;
+        for (TrackId id : m_session->rank(1)->tracks)
+            if (!m_session->tracks()[id].spans.empty())
+                own = std::min(own, m_session->tracks()[id].spans.front().start);
+        QVERIFY(own != INT64_MAX);
+        // Times are µs after metadata.origin_ns, so viewers keep their precision.
+        const double expected = static_cast<double>(own + 7'000'000'000LL - doc.at("metadata").at("origin_ns").get<TimeNs>()) / 1000.0;
+        QVERIFY2(std::abs(rank1First - expected) < 0.002, qPrintable(QStringLiteral("%1 vs %2").arg(rank1First, 0, 'f', 3).arg(expected, 0, 'f', 3)));
+    }
+    QString error;
+    QVERIFY(!MergedTraceWriter::write(m_dir.filePath(QStringLiteral("no/such/dir/x.json")), *m_session, nullptr, {}, &error));
+    QVERIFY(!error.isEmpty());
+}
+
+void TestExport::emptySession()
+{
+    // Nothing read: the figure still renders (title, "no ranks"), never crashes.
+    SessionBuilder sb;
+    const SessionPtr empty = sb.freeze();
+    FigureOptions o;
+    o.ranks = {3};
+    const QImage img = FigureExporter(empty, nullptr).image(o);
+    QVERIFY(!img.isNull());
+    QCOMPARE(img.width(), 1600);
+    QString error;
+    QVERIFY(!FigureExporter(empty, nullptr).exportTo(m_dir.filePath(QStringLiteral("no/such/dir/x.svg")), FigureExporter::Format::Svg, o, &error));
+    QVERIFY(error.contains(QStringLiteral("cannot write")));
+}
+
+void TestExport::sampleRenders()
+{
+    const QString dir = QStringLiteral(RANKSCOPE_SAMPLES_DIR "/profiler/param_dlrm_8rank");
+    if (!QFile::exists(dir))
+        QSKIP("shared samples are not present");
+    const SessionPtr s = loadFolder(dir, "UTC");
+    QCOMPARE(s->ranks().size(), std::size_t(8));
+    auto analysis = std::make_shared<const AnalysisResult>(Analyzer::run(*s));
+    FigureOptions o;
+    o.annotations = annotationsFromFindings(*analysis);
+    QElapsedTimer timer;
+    timer.start();
+    const QImage img = FigureExporter(s, analysis).image(o);
+    qInfo("param_dlrm_8rank figure %dx%d rendered in %lld ms", img.width(), img.height(), timer.elapsed());
+    for (RankId r = 0; r < 8; ++r)
+        QVERIFY2(countColor(img, RankColors::color(r)) > 100, qPrintable(QStringLiteral("rank %1's colour is missing").arg(r)));
+    img.save(m_dir.filePath(QStringLiteral("dlrm.png")));
+}
+
+QTEST_MAIN(TestExport)
+#include "test_export.moc"
