@@ -1,5 +1,7 @@
 #include "clockalignment.h"
 
+#include "statistics.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -8,16 +10,6 @@
 namespace rs {
 
 namespace {
-
-template <typename T>
-T median(std::vector<T> v)
-{
-    if (v.empty())
-        return T{};
-    const auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    return *mid;
-}
 
 struct Estimate {
     TimeNs offset = 0;
@@ -48,11 +40,11 @@ std::optional<Estimate> consensus(std::vector<TimeNs> d)
     }
     const std::vector<TimeNs> inliers(d.begin() + std::ptrdiff_t(bestBegin), d.begin() + std::ptrdiff_t(bestEnd));
     Estimate e;
-    e.offset = median(inliers);
+    e.offset = upperMedian(inliers);
     std::vector<TimeNs> err;
     for (TimeNs x : inliers)
         err.push_back(std::llabs(x - e.offset));
-    e.residual = median(err);
+    e.residual = upperMedian(err);
     e.anchors = int(inliers.size());
     return e;
 }
@@ -149,11 +141,11 @@ std::optional<Estimate> matchSteps(const Rank &ref, const Rank &other)
     if (d.empty())
         return std::nullopt;
     Estimate e;
-    e.offset = median(d);
+    e.offset = upperMedian(d);
     std::vector<TimeNs> err;
     for (TimeNs x : d)
         err.push_back(std::llabs(x - e.offset));
-    e.residual = median(err);
+    e.residual = upperMedian(err);
     e.anchors = int(d.size());
     return e;
 }

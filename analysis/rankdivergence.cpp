@@ -1,5 +1,7 @@
 #include "rankdivergence.h"
 
+#include "statistics.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -8,13 +10,6 @@
 namespace rs {
 
 namespace {
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct MetricDef {
     const char *key;

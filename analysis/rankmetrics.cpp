@@ -1,5 +1,7 @@
 #include "rankmetrics.h"
 
+#include "statistics.h"
+
 #include "clockalignment.h"
 
 #include <algorithm>
@@ -17,14 +19,6 @@ TimeNs offsetIn(const std::vector<RankAlignment> &alignment, RankId rank)
         if (a.rank == rank)
             return a.offsetNs;
     return 0;
-}
-
-template <typename T>
-T medianOf(std::vector<T> v)
-{
-    const auto mid = v.begin() + std::ptrdiff_t(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    return *mid;
 }
 
 // The span index range of `track` (all levels) inside [t0, t1), in start order per level.
@@ -130,7 +124,7 @@ std::map<RankId, RankMetricsBuilder::Lateness> RankMetricsBuilder::collectiveLat
             ++result[all[latest].rank].lastArrivals;
     }
     for (auto &[rank, v] : late)
-        result[rank].median = medianOf(v);
+        result[rank].median = upperMedian(v);
     return result;
 }
 
@@ -191,12 +185,12 @@ std::vector<RankMetrics> RankMetricsBuilder::build(const Session &session, const
             std::vector<TimeNs> d;
             for (const Step &s : rank.steps)
                 d.push_back(s.range.duration());
-            const TimeNs med = medianOf(d);
+            const TimeNs med = upperMedian(d);
             std::vector<TimeNs> dev;
             for (TimeNs x : d)
                 dev.push_back(std::llabs(x - med));
             m.stepTimeMedianNs = med;
-            m.stepTimeMadNs = medianOf(dev);
+            m.stepTimeMadNs = upperMedian(dev);
             std::int64_t batches = 0, elements = 0;
             bool anyElements = false;
             for (const Step &s : rank.steps) {

@@ -6,16 +6,12 @@
 
 namespace rs {
 
-namespace {
-
 // What a worker hands back: a document and its resolution (open), or an error.
-struct Outcome {
+struct SessionFileController::Outcome {
     std::optional<SessionDocument> document;
     SessionDocument::Resolution resolution;
     QString error;
 };
-
-} // namespace
 
 SessionFileController::SessionFileController(QObject *parent)
     : QObject(parent)
@@ -30,29 +26,38 @@ SessionFileController::~SessionFileController()
     QThreadPool::globalInstance()->waitForDone();
 }
 
-void SessionFileController::open(const QString &path)
+template <typename Work, typename Done>
+void SessionFileController::start(Work work, Done done)
 {
     const quint64 gen = ++m_generation;
     ++m_pending;
     auto *watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, gen, path] {
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, gen, done] {
         --m_pending;
         const Outcome r = watcher->result();
         watcher->deleteLater();
-        if (gen != m_generation)
-            return;
-        if (!r.document)
-            Q_EMIT failed(r.error);
-        else
-            Q_EMIT opened(path, *r.document, r.resolution);
+        if (gen == m_generation) // else superseded by a newer request
+            done(r);
     });
-    watcher->setFuture(QtConcurrent::run([path]() {
-        Outcome out;
-        out.document = SessionDocument::load(path, &out.error);
-        if (out.document)
-            out.resolution = SessionDocument::resolve(*out.document, path);
-        return out;
-    }));
+    watcher->setFuture(QtConcurrent::run(std::move(work)));
+}
+
+void SessionFileController::open(const QString &path)
+{
+    start(
+        [path] {
+            Outcome out;
+            out.document = SessionDocument::load(path, &out.error);
+            if (out.document)
+                out.resolution = SessionDocument::resolve(*out.document, path);
+            return out;
+        },
+        [this, path](const Outcome &r) {
+            if (!r.document)
+                Q_EMIT failed(r.error);
+            else
+                Q_EMIT opened(path, *r.document, r.resolution);
+        });
 }
 
 void SessionFileController::save(const QString &path, SessionPtr session, const SessionLoader::Options &options,
@@ -62,33 +67,26 @@ void SessionFileController::save(const QString &path, SessionPtr session, const 
         Q_EMIT failed(tr("%1: nothing to save (no session is open)").arg(path));
         return;
     }
-    const quint64 gen = ++m_generation;
-    ++m_pending;
-    auto *watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, gen, path] {
-        --m_pending;
-        const Outcome r = watcher->result();
-        watcher->deleteLater();
-        if (gen != m_generation)
-            return;
-        if (!r.error.isEmpty())
-            Q_EMIT failed(r.error);
-        else
-            Q_EMIT saved(path);
-    });
-    watcher->setFuture(QtConcurrent::run([path, session, options, state]() {
-        Outcome out;
-        SessionDocument doc = SessionDocument::describe(*session, options, path);
-        doc.clockOffsets = state.clockOffsets;
-        doc.annotations = state.annotations;
-        doc.deletedFindingKeys = state.deletedFindingKeys;
-        doc.editedFindingKeys = state.editedFindingKeys;
-        doc.findingAnnotationsVisible = state.findingAnnotationsVisible;
-        doc.view = state.view;
-        if (!SessionDocument::save(doc, path, &out.error) && out.error.isEmpty())
-            out.error = tr("%1: could not be written").arg(path);
-        return out;
-    }));
+    start(
+        [path, session, options, state] {
+            Outcome out;
+            SessionDocument doc = SessionDocument::describe(*session, options, path);
+            doc.clockOffsets = state.clockOffsets;
+            doc.annotations = state.annotations;
+            doc.deletedFindingKeys = state.deletedFindingKeys;
+            doc.editedFindingKeys = state.editedFindingKeys;
+            doc.findingAnnotationsVisible = state.findingAnnotationsVisible;
+            doc.view = state.view;
+            if (!SessionDocument::save(doc, path, &out.error) && out.error.isEmpty())
+                out.error = tr("%1: could not be written").arg(path);
+            return out;
+        },
+        [this, path](const Outcome &r) {
+            if (!r.error.isEmpty())
+                Q_EMIT failed(r.error);
+            else
+                Q_EMIT saved(path);
+        });
 }
 
 } // namespace rs

@@ -40,6 +40,12 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
+    struct Outcome;
+    // Runs `work` (returning an Outcome) on the thread pool; `done` gets it on this thread unless
+    // a newer request started meanwhile.
+    template <typename Work, typename Done>
+    void start(Work work, Done done);
+
     quint64 m_generation = 0;
     int m_pending = 0;
 };

@@ -1,18 +1,13 @@
 #include "referencerank.h"
 
+#include "statistics.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace rs {
 
 namespace {
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 } // namespace
 
