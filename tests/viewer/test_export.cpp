@@ -1,10 +1,13 @@
 // Figure export of the demo incident (resources/demo): PNG at the requested size and pixel ratio
 // with the rank and OOM colours in it, SVG whose labels, title and annotations stay <text>, a
 // one-page PDF the size of the figure, the incident report with its images beside it, and the
-// merged Chrome trace. The real 8-rank sample (shared/samples) renders too, when present.
+// merged Chrome trace. Findings are numbered markers on the lanes and listed in full under the
+// legend (title and fix as <text>), user notes keep their callouts, hidden findings are left out.
+// The real 8-rank sample (shared/samples) renders too, when present.
 
 #include "analyzer.h"
 #include "export/figureexporter.h"
+#include "export/figurefindings.h"
 #include "export/figurerenderer.h"
 #include "export/mergedtracewriter.h"
 #include "export/reportwriter.h"
@@ -84,6 +87,58 @@ bool anyContains(const QStringList &texts, const QString &needle)
     return std::any_of(texts.begin(), texts.end(), [&](const QString &t) { return t.contains(needle); });
 }
 
+// Every <text> joined without white space: a wrapped paragraph is found whole whatever the line
+// breaks were (they may fall after a hyphen or a slash as well as at a space).
+QString joinedText(const QStringList &texts)
+{
+    QString all = texts.join(QString());
+    all.remove(QRegularExpression(QStringLiteral("\\s")));
+    return all;
+}
+
+QString withoutSpace(QString s)
+{
+    s.remove(QRegularExpression(QStringLiteral("\\s")));
+    return s;
+}
+
+// <text> elements with their position on the figure: QSvgGenerator writes each inside a <g> whose
+// transform is a translation (the figure is not scaled at its default size).
+struct PlacedText {
+    QString text;
+    QPointF pos;
+};
+
+std::vector<PlacedText> svgPlacedTexts(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    QXmlStreamReader xml(&f);
+    std::vector<QPointF> offsets{QPointF()};
+    std::vector<PlacedText> out;
+    static const QRegularExpression matrix(QStringLiteral("matrix\\(([^)]*)\\)"));
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QLatin1String("g")) {
+            QPointF off = offsets.back();
+            const QRegularExpressionMatch m = matrix.match(xml.attributes().value(QLatin1String("transform")).toString());
+            if (m.hasMatch()) {
+                const QStringList v = m.captured(1).split(QLatin1Char(','));
+                if (v.size() == 6)
+                    off = QPointF(v[4].toDouble(), v[5].toDouble());
+            }
+            offsets.push_back(off);
+        } else if (xml.isEndElement() && xml.name() == QLatin1String("g")) {
+            offsets.pop_back();
+        } else if (xml.isStartElement() && xml.name() == QLatin1String("text")) {
+            const QPointF at(xml.attributes().value(QLatin1String("x")).toDouble(), xml.attributes().value(QLatin1String("y")).toDouble());
+            out.push_back({xml.readElementText(QXmlStreamReader::IncludeChildElements).simplified(), offsets.back() + at});
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 class TestExport : public QObject
@@ -100,6 +155,9 @@ private Q_SLOTS:
     void report();
     void mergedTrace();
     void emptySession();
+    void findingsList();
+    void findingMarkers();
+    void hiddenFindings();
     void sampleRenders();
 
 private:
@@ -216,7 +274,19 @@ void TestExport::svg()
         QVERIFY2(texts.contains(QStringLiteral("Rank %1").arg(r)), qPrintable(QStringLiteral("no <text> 'Rank %1'").arg(r)));
     QVERIFY(texts.contains(QStringLiteral("Demo incident: rank 2 OOM")));
     QVERIFY2(texts.contains(QStringLiteral("probe note")), "the user note is not a <text>");
-    QVERIFY2(anyContains(texts, QStringLiteral("Rank 2 ran out")), "the OOM finding's annotation is not a <text>");
+    QVERIFY2(anyContains(texts, QStringLiteral("Rank 2 ran out")), "the OOM finding is not a <text>");
+    // Every finding in full: its title as one <text> (not elided) and its fix, wrapped but whole.
+    const QString all = joinedText(texts);
+    for (const Finding &f : m_analysis->findings) {
+        const QString title = QString::fromStdString(f.title);
+        QVERIFY2(texts.contains(title), qPrintable(QStringLiteral("no <text> '%1'").arg(title)));
+        // Once: in the list, not again in a callout over the lanes.
+        QCOMPARE(std::count_if(texts.begin(), texts.end(), [&](const QString &t) { return t.contains(title.left(24)); }), 1);
+        if (!f.fix.empty())
+            QVERIFY2(all.contains(withoutSpace(QString::fromStdString(f.fix))), qPrintable(QStringLiteral("the fix of '%1' is not all there").arg(title)));
+    }
+    QVERIFY(texts.contains(QStringLiteral("Findings")));
+    QVERIFY(texts.contains(QStringLiteral("Fix:")));
     QVERIFY(anyContains(texts, QStringLiteral("GPU capacity")));
     QVERIFY(anyContains(texts, QStringLiteral("RankScope")));
     QVERIFY2(anyContains(texts, QStringLiteral("OOM · 576 MiB")), "the OOM marker's label is missing");
@@ -327,6 +397,138 @@ void TestExport::emptySession()
     QVERIFY(error.contains(QStringLiteral("cannot write")));
 }
 
+void TestExport::findingsList()
+{
+    // Which findings the list has (FigureOptions::findings): numbered in the analysis' order, the
+    // annotated ones and the timeless ones, unless the view hid every finding annotation.
+    AnalysisResult r;
+    auto finding = [](std::string id, std::optional<TimeNs> t) {
+        Finding f;
+        f.id = std::move(id);
+        f.ranks = {1};
+        f.timeNs = t;
+        f.title = f.id + " title";
+        f.fix = "fix " + f.id;
+        return f;
+    };
+    r.findings = {finding("a", 1'000), finding("config", std::nullopt), finding("b", 2'000), finding("c", 3'000)};
+    FigureOptions o;
+    o.annotations = annotationsFromFindings(r);
+    QCOMPARE(o.annotations.size(), std::size_t(3)); // the timeless one has none
+    auto ids = [](const FigureFindings &ff) {
+        std::vector<std::string> out;
+        for (const FigureFindings::Entry &e : ff.entries())
+            out.push_back(e.finding->id + "#" + std::to_string(e.number) + (e.marked ? "m" : ""));
+        return out;
+    };
+    QCOMPARE(ids(FigureFindings(&r, o)), (std::vector<std::string>{"a#1m", "config#2", "b#3m", "c#4m"}));
+    QCOMPARE(FigureFindings(&r, o).numberOf(o.annotations[1]), 3);
+    QCOMPARE(FigureFindings(&r, o).numberOf(Annotation{}), 0); // a user note keeps its callout
+
+    // Outside the window or on a rank not shown: listed, not marked.
+    const FigureFindings outside(&r, o, [](const Annotation &a) { return a.time < 2'500; });
+    QCOMPARE(ids(outside), (std::vector<std::string>{"a#1m", "config#2", "b#3m", "c#4"}));
+
+    // One hidden (deleted) finding annotation: that finding is left out, the rest renumbered.
+    FigureOptions hidden = o;
+    hidden.annotations.erase(hidden.annotations.begin() + 1);
+    QCOMPARE(ids(FigureFindings(&r, hidden)), (std::vector<std::string>{"a#1m", "config#2", "c#3m"}));
+    const FigureFindings h(&r, hidden);
+    QCOMPARE(h.numberOf(o.annotations[1]), 0);
+
+    // Every finding annotation hidden: the view hid findings as a group, the timeless one goes too.
+    FigureOptions none = o;
+    none.annotations.clear();
+    QVERIFY(FigureFindings(&r, none).isEmpty());
+    // … unless no finding has a time: then there was nothing to hide.
+    AnalysisResult timeless;
+    timeless.findings = {finding("config", std::nullopt)};
+    QCOMPARE(ids(FigureFindings(&timeless, none)), (std::vector<std::string>{"config#1"}));
+    // The option off (the export dialog's check box): no list whatever the annotations.
+    o.findings = false;
+    QVERIFY(FigureFindings(&r, o).isEmpty());
+    QVERIFY(FigureFindings(nullptr, none).isEmpty());
+    QCOMPARE(foldedRanks({5, 0, 1, 2, 7, 6}), QStringLiteral("0–2, 5–7"));
+}
+
+void TestExport::findingMarkers()
+{
+    // The demo's findings as numbered markers: each number is drawn on the lanes (above the
+    // list) as well as in the list, and the OOM finding's number sits at the OOM's time on rank 2.
+    const FigureOptions o = demoOptions();
+    const QString path = m_dir.filePath(QStringLiteral("markers.svg"));
+    QString error;
+    QVERIFY2(FigureExporter(m_session, m_analysis).exportTo(path, FigureExporter::Format::Svg, o, &error), qPrintable(error));
+    const std::vector<PlacedText> placed = svgPlacedTexts(path);
+    QVERIFY(!placed.empty());
+    // The list's heading is the lowest "Findings" (rank 2's marker strip is labelled so too).
+    double listTop = -1;
+    for (const PlacedText &t : placed)
+        if (t.text == QLatin1String("Findings"))
+            listTop = std::max(listTop, t.pos.y() - 20);
+    QVERIFY(listTop > 0);
+    const FigureFindings list(m_analysis.get(), o);
+    QCOMPARE(list.entries().size(), m_analysis->findings.size());
+    // The OOM's marker sits at the OOM: over the red label the memory lane draws right of it.
+    const auto oomLabel = std::find_if(placed.begin(), placed.end(), [](const PlacedText &t) { return t.text.contains(QStringLiteral("OOM · ")); });
+    QVERIFY(oomLabel != placed.end());
+    const Finding *oom = nullptr;
+    for (const Finding &f : m_analysis->findings)
+        if (QString::fromStdString(f.title).contains(QStringLiteral("ran out")))
+            oom = &f;
+    QVERIFY(oom && oom->timeNs);
+    for (const FigureFindings::Entry &e : list.entries()) {
+        const QString n = QString::number(e.number);
+        std::vector<QPointF> above, below;
+        for (const PlacedText &t : placed)
+            if (t.text == n)
+                (t.pos.y() < listTop ? above : below).push_back(t.pos);
+        QVERIFY2(!below.empty(), qPrintable(QStringLiteral("finding %1 has no badge in the list").arg(n)));
+        if (!e.finding->timeNs)
+            continue;
+        QVERIFY2(above.size() == 1, qPrintable(QStringLiteral("finding %1 has %2 markers on the lanes").arg(n).arg(above.size())));
+        if (e.finding == oom) {
+            const QPointF d = oomLabel->pos - above.front();
+            QVERIFY2(d.x() > 0 && d.x() < 20 && d.y() > 0 && d.y() < 40,
+                     qPrintable(QStringLiteral("OOM marker at %1,%2, label at %3,%4").arg(above.front().x()).arg(above.front().y()).arg(oomLabel->pos.x()).arg(oomLabel->pos.y())));
+        }
+    }
+    // The user note keeps its callout text on the lanes.
+    QVERIFY(std::any_of(placed.begin(), placed.end(), [&](const PlacedText &t) { return t.text == QLatin1String("probe note") && t.pos.y() < listTop; }));
+}
+
+void TestExport::hiddenFindings()
+{
+    // The person hid one finding annotation: no marker and no line for it; with findings off
+    // (the export dialog's check box) there is no list at all and the figure is shorter.
+    FigureOptions o = demoOptions();
+    const auto oomAnnotation = std::find_if(o.annotations.begin(), o.annotations.end(),
+                                            [](const Annotation &a) { return a.text.contains(QStringLiteral("ran out")); });
+    QVERIFY(oomAnnotation != o.annotations.end());
+    const QString oomTitle = oomAnnotation->text;
+    o.annotations.erase(oomAnnotation);
+    const QString path = m_dir.filePath(QStringLiteral("hidden.svg"));
+    QString error;
+    QVERIFY2(FigureExporter(m_session, m_analysis).exportTo(path, FigureExporter::Format::Svg, o, &error), qPrintable(error));
+    int images = -1;
+    const QStringList texts = svgTexts(path, &images);
+    QVERIFY(!anyContains(texts, oomTitle));
+    const std::size_t listed = FigureFindings(m_analysis.get(), o).entries().size();
+    QCOMPARE(listed + 1, m_analysis->findings.size());
+    QVERIFY2(!texts.contains(QString::number(listed + 1)), "a marker or badge for a finding that is not listed");
+    QVERIFY(texts.contains(QStringLiteral("probe note")));
+
+    FigureOptions off = demoOptions();
+    std::erase_if(off.annotations, [](const Annotation &a) { return a.origin == Annotation::Origin::Finding; });
+    off.findings = false;
+    QVERIFY(FigureRenderer(m_session, m_analysis, off).size().height() < FigureRenderer(m_session, m_analysis, demoOptions()).size().height());
+    const QString offPath = m_dir.filePath(QStringLiteral("off.svg"));
+    QVERIFY2(FigureExporter(m_session, m_analysis).exportTo(offPath, FigureExporter::Format::Svg, off, &error), qPrintable(error));
+    const QStringList offTexts = svgTexts(offPath, &images);
+    QVERIFY(!offTexts.contains(QStringLiteral("Findings")));
+    QVERIFY(!anyContains(offTexts, oomTitle));
+}
+
 void TestExport::sampleRenders()
 {
     const QString dir = QStringLiteral(RANKSCOPE_SAMPLES_DIR "/profiler/param_dlrm_8rank");
@@ -344,6 +546,14 @@ void TestExport::sampleRenders()
     for (RankId r = 0; r < 8; ++r)
         QVERIFY2(countColor(img, RankColors::color(r)) > 100, qPrintable(QStringLiteral("rank %1's colour is missing").arg(r)));
     img.save(m_dir.filePath(QStringLiteral("dlrm.png")));
+    // No findings: no (empty) findings block.
+    if (analysis->findings.empty()) {
+        QString error;
+        const QString path = m_dir.filePath(QStringLiteral("dlrm.svg"));
+        QVERIFY2(FigureExporter(s, analysis).exportTo(path, FigureExporter::Format::Svg, o, &error), qPrintable(error));
+        int images = -1;
+        QVERIFY(!svgTexts(path, &images).contains(QStringLiteral("Findings")));
+    }
 }
 
 QTEST_MAIN(TestExport)

@@ -23,6 +23,7 @@ constexpr double kEdgeGrab = 4;           // pixels either side of a range edge 
 constexpr double kEndGrab = 7;            // radius around an arrow end that grabs it
 constexpr double kLineGrab = 4;           // distance from an arrow's shaft that grabs it
 constexpr double kArrowHead = 13, kArrowHalf = 5.5;
+constexpr double kBadge = 16;             // height (and a one-digit badge's width) of a numbered marker
 const QColor kText(0x1f, 0x29, 0x37);
 
 // Where every part of one annotation lands: painting and hit-testing share this, so a click lands
@@ -34,6 +35,8 @@ struct Placed {
     QRectF box;       // note callout, arrow/range label; empty when there is no text
     QRectF flag;      // note: the flag at the pin
     QStringList lines; // the text of `box`, wrapped and elided
+    int number = 0;    // > 0: a finding drawn as a numbered marker (no box, no lines)
+    QRectF marker;     // the marker's badge
 };
 
 QFont annotationFont()
@@ -103,14 +106,18 @@ QRectF keepInside(QRectF r, const QRectF &area)
     return r;
 }
 
-// Pushes `r` down below every box already placed that it overlaps, so stacked notes stay legible.
-QRectF avoid(QRectF r, const std::vector<QRectF> &taken)
+// Pushes `r` down (or right) past every box already placed that it overlaps, so stacked notes and
+// markers stay legible.
+QRectF avoid(QRectF r, const std::vector<QRectF> &taken, bool right = false)
 {
     for (int guard = 0; guard < 64; ++guard) {
         bool moved = false;
         for (const QRectF &t : taken)
             if (r.intersects(t)) {
-                r.moveTop(t.bottom() + 2);
+                if (right)
+                    r.moveLeft(t.right() + 2);
+                else
+                    r.moveTop(t.bottom() + 2);
                 moved = true;
             }
         if (!moved)
@@ -119,7 +126,16 @@ QRectF avoid(QRectF r, const std::vector<QRectF> &taken)
     return r;
 }
 
-std::vector<Placed> place(const std::vector<Annotation> &annotations, const AnnotationGeometry &g, const QFont &font)
+QFont badgeFont()
+{
+    QFont f = annotationFont();
+    f.setPixelSize(10);
+    f.setWeight(QFont::Bold);
+    return f;
+}
+
+std::vector<Placed> place(const std::vector<Annotation> &annotations, const AnnotationGeometry &g, const QFont &font,
+                          const AnnotationStyle &style)
 {
     std::vector<Placed> out;
     out.reserve(annotations.size());
@@ -142,6 +158,32 @@ std::vector<Placed> place(const std::vector<Annotation> &annotations, const Anno
             Placed p;
             p.a = &a;
             p.band = *band;
+            if (a.origin == Annotation::Origin::Finding && style.findings == FindingStyle::NumberedMarker && style.number
+                && a.kind != Annotation::Kind::Arrow)
+                p.number = std::max(0, style.number(a));
+            if (p.number > 0) {
+                // A badge at the moment (a range's start) in the rank's marker row, or on the band's
+                // top edge without one; several at one moment line up along the row (down the band).
+                const std::optional<QRectF> row = g.markerRow ? g.markerRow(a.rank) : std::nullopt;
+                const bool onRow = row && !row->isEmpty();
+                const double x0 = g.x(std::min(a.time, a.endTime)), x1 = g.x(std::max(a.time, a.endTime));
+                if (x1 < g.area.left() || x0 > g.area.right())
+                    continue;
+                const QSizeF s = AnnotationPainter::numberBadgeSize(p.number);
+                const double top = onRow ? row->center().y() - s.height() / 2 : std::max(band->top(), g.area.top()) + 2;
+                QRectF marker(QPointF(x0 - s.width() / 2, top), s);
+                const QRectF bounds = onRow ? *row : g.area;
+                if (marker.left() < bounds.left())
+                    marker.moveLeft(bounds.left() + 1);
+                if (marker.right() > bounds.right())
+                    marker.moveRight(bounds.right() - 1);
+                p.from = {x0, band->top()};
+                p.to = {a.isRange() ? x1 : x0, band->top()};
+                p.marker = avoid(marker, taken, onRow);
+                taken.push_back(p.marker);
+                out.push_back(std::move(p));
+                continue;
+            }
             switch (a.kind) {
             case Annotation::Kind::Range: {
                 const double x0 = g.x(std::min(a.time, a.endTime)), x1 = g.x(std::max(a.time, a.endTime));
@@ -348,22 +390,87 @@ void paintRange(QPainter &p, const Placed &pl, const QColor &color, bool finding
     }
 }
 
+// A finding as a numbered marker: the range's wash and dashed edges or the moment's faint line
+// down the band (the badge comes later, over every wash and line); its title and fix are in the
+// figure's findings list.
+void paintMarker(QPainter &p, const Placed &pl, const QColor &color)
+{
+    const double x0 = pl.from.x(), x1 = pl.to.x();
+    QColor faint = color;
+    faint.setAlphaF(0.55f);
+    if (pl.a->isRange()) {
+        QColor wash = color;
+        wash.setAlphaF(0.11f);
+        p.fillRect(QRectF(QPointF(x0, pl.band.top()), QPointF(std::max(x1, x0 + 1), pl.band.bottom())), wash);
+        QColor edge = color;
+        edge.setAlphaF(0.85f);
+        p.setPen(QPen(edge, 1.0, Qt::DashLine, Qt::FlatCap));
+        p.drawLine(QPointF(pixelCentre(x0), pl.band.top()), QPointF(pixelCentre(x0), pl.band.bottom()));
+        p.drawLine(QPointF(pixelCentre(x1), pl.band.top()), QPointF(pixelCentre(x1), pl.band.bottom()));
+    } else {
+        p.setPen(QPen(faint, 1, Qt::DashLine));
+        const double x = pixelCentre(x0);
+        p.drawLine(QPointF(x, std::max(pl.band.top(), pl.marker.bottom())), QPointF(x, pl.band.bottom()));
+    }
+    // A badge pushed off its moment (stacked, or kept inside the area) keeps a leader to it.
+    if (x0 < pl.marker.left() || x0 > pl.marker.right()) {
+        const double y = pl.marker.center().y();
+        p.setPen(QPen(faint, 1));
+        p.drawLine(QPointF(x0, y), QPointF(x0 < pl.marker.left() ? pl.marker.left() : pl.marker.right(), y));
+    }
+}
+
 } // namespace
 
+QSizeF AnnotationPainter::numberBadgeSize(int number)
+{
+    const QFontMetricsF fm(badgeFont());
+    return {std::max(kBadge, std::ceil(fm.horizontalAdvance(QString::number(number))) + 8), kBadge};
+}
+
+void AnnotationPainter::paintNumberBadge(QPainter &painter, const QPointF &centre, int number, const QColor &color)
+{
+    const QSizeF s = numberBadgeSize(number);
+    const QRectF r(centre.x() - s.width() / 2, centre.y() - s.height() / 2, s.width(), s.height());
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    // A white ring lifts the badge off dense spans and curves of any colour.
+    painter.setPen(QPen(Qt::white, 1.5));
+    painter.setBrush(color);
+    if (s.width() > kBadge)
+        painter.drawRoundedRect(r, 4, 4);
+    else
+        painter.drawEllipse(r);
+    painter.setFont(badgeFont());
+    painter.setPen(Qt::white);
+    painter.drawText(r, Qt::AlignCenter, QString::number(number));
+    painter.restore();
+}
+
 void AnnotationPainter::paint(QPainter &painter, const std::vector<Annotation> &annotations, const AnnotationGeometry &geometry,
-                              std::uint64_t selectedId, std::uint64_t hoveredId)
+                              std::uint64_t selectedId, std::uint64_t hoveredId, const AnnotationStyle &style)
 {
     if (annotations.empty() || !geometry.x || geometry.area.isEmpty())
         return;
     painter.save();
-    painter.setClipRect(geometry.area, painter.hasClipping() ? Qt::IntersectClip : Qt::ReplaceClip);
+    // The job-wide marker row may lie outside the area (a figure's strip above the ranks).
+    QRectF clip = geometry.area;
+    if (style.findings == FindingStyle::NumberedMarker && geometry.markerRow)
+        if (const std::optional<QRectF> jobRow = geometry.markerRow(kNoRank))
+            clip = clip.united(*jobRow);
+    painter.setClipRect(clip, painter.hasClipping() ? Qt::IntersectClip : Qt::ReplaceClip);
     painter.setRenderHint(QPainter::Antialiasing, true);
     painter.setRenderHint(QPainter::TextAntialiasing, true);
     const QFont font = annotationFont();
     painter.setFont(font);
-    for (const Placed &pl : place(annotations, geometry, font)) {
+    const std::vector<Placed> placed = place(annotations, geometry, font, style);
+    for (const Placed &pl : placed) {
         const Annotation &a = *pl.a;
         const QColor color = a.effectiveColor();
+        if (pl.number > 0) {
+            paintMarker(painter, pl, color);
+            continue;
+        }
         const bool finding = a.origin == Annotation::Origin::Finding;
         const bool selected = a.id != 0 && a.id == selectedId;
         const bool hovered = a.id != 0 && a.id == hoveredId;
@@ -373,6 +480,10 @@ void AnnotationPainter::paint(QPainter &painter, const std::vector<Annotation> &
         case Annotation::Kind::Range: paintRange(painter, pl, color, finding, selected, hovered); break;
         }
     }
+    // Badges last: a range's wash or edge painted after a badge at the same moment would veil it.
+    for (const Placed &pl : placed)
+        if (pl.number > 0)
+            paintNumberBadge(painter, pl.marker.center(), pl.number, pl.a->effectiveColor());
     painter.restore();
 }
 
@@ -381,7 +492,7 @@ std::pair<std::uint64_t, AnnotationPainter::Part> AnnotationPainter::hitTest(con
 {
     if (annotations.empty() || !geometry.x || !geometry.area.contains(point))
         return {0, Part::None};
-    const std::vector<Placed> placed = place(annotations, geometry, annotationFont());
+    const std::vector<Placed> placed = place(annotations, geometry, annotationFont(), {});
     for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
         const Placed &pl = *it;
         const Annotation &a = *pl.a;

@@ -2,7 +2,9 @@
 // Draws annotations (notes, arrows, ranges) on any QPainter surface: the live timeline and the
 // exported figures (PNG, SVG, PDF) use this one painter, so what goes into the incident ticket
 // looks like what was on screen. The surface says where things are through AnnotationGeometry;
-// the painter knows nothing about widgets.
+// the painter knows nothing about widgets. A figure may draw finding annotations as small numbered
+// markers instead of callouts (AnnotationStyle) and list the findings in full beside the picture:
+// callouts of several findings at one moment pile up and elide, a numbered list does not.
 
 #include "annotation.h"
 
@@ -28,6 +30,24 @@ struct AnnotationGeometry {
     /// The whole data area (right of the gutter, all ranks): job-wide annotations span it, and
     /// everything is clipped to it.
     QRectF area;
+    /// The row numbered finding markers of `rank` sit in (kNoRank: the job-wide ones), e.g. a strip
+    /// a figure keeps free for them so they cover no data; markers at one moment line up along it.
+    /// Unset or nullopt: on the band's top edge, stacked down. Unused by callouts.
+    std::function<std::optional<QRectF>(RankId)> markerRow;
+};
+
+/// How finding annotations (Origin::Finding) are drawn.
+enum class FindingStyle : std::uint8_t {
+    Callout,        ///< a diamond pin (note) or a dashed range with the title in a box: the screen
+    NumberedMarker, ///< a badge with the finding's number in its colour; the figure lists the text
+};
+
+/// Drawing choices of one AnnotationPainter::paint call; the default is the screen's.
+struct AnnotationStyle {
+    FindingStyle findings = FindingStyle::Callout;
+    /// NumberedMarker: the number of a finding annotation (>= 1); 0 keeps that annotation's callout
+    /// (a finding the accompanying list does not have). Unset: every finding keeps its callout.
+    std::function<int(const Annotation &)> number;
 };
 
 class AnnotationPainter
@@ -37,9 +57,16 @@ public:
     enum class Part : std::uint8_t { None, Body, Start, End };
 
     /// Paints `annotations` in order (later ones on top). `selectedId` gets handles and a heavier
-    /// outline, `hoveredId` a lighter one; 0 means none.
+    /// outline, `hoveredId` a lighter one; 0 means none. `style` says how findings are drawn.
     static void paint(QPainter &painter, const std::vector<Annotation> &annotations, const AnnotationGeometry &geometry,
-                      std::uint64_t selectedId = 0, std::uint64_t hoveredId = 0);
+                      std::uint64_t selectedId = 0, std::uint64_t hoveredId = 0, const AnnotationStyle &style = {});
+
+    /// The numbered badge of a finding marker, centred on `centre`: a filled circle (a rounded
+    /// square from 10 on, to fit the digits) in `color` with the number in white. The figure's
+    /// findings list draws the same badge, so a marker and its line match.
+    static void paintNumberBadge(QPainter &painter, const QPointF &centre, int number, const QColor &color);
+    /// The size paintNumberBadge() takes for `number`.
+    static QSizeF numberBadgeSize(int number);
 
     /// The topmost annotation under `point` and the part hit, or {0, Part::None}.
     static std::pair<std::uint64_t, Part> hitTest(const QPointF &point, const std::vector<Annotation> &annotations,

@@ -2,6 +2,7 @@
 
 #include "figurerenderer.h"
 
+#include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -92,6 +93,11 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
 
     m_visibleRange = new QRadioButton(tr("Visible window"), this);
     m_fullRange = new QRadioButton(tr("Whole session"), this);
+    // Radio buttons of one parent are one exclusive set unless grouped: without the groups,
+    // choosing the ranks would clear the time-range choice.
+    auto *rangeGroup = new QButtonGroup(this);
+    rangeGroup->addButton(m_visibleRange);
+    rangeGroup->addButton(m_fullRange);
     (view.range.isEmpty() ? m_fullRange : m_visibleRange)->setChecked(true);
     m_visibleRange->setEnabled(!view.range.isEmpty());
     auto *rangeRow = new QHBoxLayout;
@@ -101,13 +107,16 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
 
     m_shownRanks = new QRadioButton(tr("Shown ranks (%1)").arg(view.ranks.empty() ? (m_session ? m_session->ranks().size() : 0) : view.ranks.size()), this);
     m_allRanks = new QRadioButton(tr("All ranks (%1)").arg(m_session ? m_session->ranks().size() : 0), this);
+    auto *ranksGroup = new QButtonGroup(this);
+    ranksGroup->addButton(m_shownRanks);
+    ranksGroup->addButton(m_allRanks);
     m_shownRanks->setChecked(true);
     auto *ranksRow = new QHBoxLayout;
     ranksRow->addWidget(m_shownRanks);
     ranksRow->addWidget(m_allRanks);
     ranksRow->addStretch(1);
 
-    m_findings = new QCheckBox(tr("Draw findings as annotations"), this);
+    m_findings = new QCheckBox(tr("Include findings (numbered on the lanes, listed below)"), this);
     m_findings->setChecked(settings.value(settingsKey("findings"), true).toBool());
     m_detail = new QComboBox(this);
     m_detail->addItem(tr("Compact: memory, steps, GPU streams, log"), static_cast<int>(FigureOptions::Detail::Compact));
@@ -186,8 +195,11 @@ FigureOptions ExportDialog::options() const
         o.range = {};
     if (m_allRanks->isChecked())
         o.ranks.clear();
-    if (!m_findings->isChecked())
+    if (!m_findings->isChecked()) {
+        // No findings at all: neither their markers nor the list of the ones without a time.
         std::erase_if(o.annotations, [](const Annotation &a) { return a.origin == Annotation::Origin::Finding; });
+        o.findings = false;
+    }
     o.detail = static_cast<FigureOptions::Detail>(m_detail->currentData().toInt());
     return o;
 }

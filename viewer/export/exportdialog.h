@@ -1,8 +1,9 @@
 #pragma once
 // File ▸ Export view…: asks for the format (PNG, SVG, PDF), the file, the size (and the
 // device-pixel ratio of a PNG), the title, the window (the visible one or the whole session), the
-// ranks (those shown or all), whether finding annotations are drawn and the lane detail, with a
-// live preview. Defaults come from the current view and the last export (QSettings).
+// ranks (those shown or all), whether findings are included (numbered markers and their list) and
+// the lane detail, with a live preview. Defaults come from the current view and the last export
+// (QSettings).
 
 #include "figureexporter.h"
 #include "figureoptions.h"

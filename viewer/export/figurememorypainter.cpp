@@ -195,7 +195,14 @@ void FigureMemoryPainter::plot(const QRect &area, const std::vector<Curve> &curv
     // OOM moments: a red rule, the stop-sign marker and what was asked for.
     QFont bold = small;
     bold.setBold(true);
-    for (const OomMarker &m : m_ctx.evidence.ooms(rank)) {
+    // One OOM is often reported twice a few pixels apart (the profiler's instant and the log's
+    // message): the second label would smear over the first, so a label overlapping one already
+    // drawn is left out (its rule and marker stay). Timed OOMs go first: their label is exact, a
+    // placed one's ("≈") only estimated.
+    std::vector<OomMarker> ooms = m_ctx.evidence.ooms(rank);
+    std::stable_partition(ooms.begin(), ooms.end(), [](const OomMarker &m) { return !m.placed; });
+    std::vector<QRectF> oomLabels;
+    for (const OomMarker &m : ooms) {
         const double x = std::floor(m_scale.toX(m.time)) + 0.5;
         if (x < area.left() - 1 || x > area.right() + 1)
             continue;
@@ -211,6 +218,9 @@ void FigureMemoryPainter::plot(const QRect &area, const std::vector<Curve> &curv
         // Left of the line when the line is near the right edge, so the label stays inside.
         const double tx = x + 9 + w > area.right() ? x - 9 - w : x + 9;
         const QRectF box(tx - 2, plotTop + 6 - bfm.height() / 2.0, w + 4, bfm.height());
+        if (std::any_of(oomLabels.begin(), oomLabels.end(), [&](const QRectF &r) { return r.intersects(box); }))
+            continue;
+        oomLabels.push_back(box);
         m_p.fillRect(box, QColor(255, 255, 255, 210));
         m_p.setPen(kOom);
         m_p.drawText(box, Qt::AlignCenter, text);

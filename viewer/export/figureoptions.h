@@ -37,6 +37,14 @@ struct FigureOptions {
     int height = 0;                        ///< logical pixels; 0: as tall as the content
     double devicePixelRatio = 1.0;         ///< pixels per logical pixel of a PNG or clipboard image
     bool legend = true;                    ///< draw the legend under the lanes
+    /// List the analysis' findings under the legend, each in full (severity, title, ranks, time,
+    /// fix) and numbered like the markers that stand for their annotations on the lanes. Listed:
+    /// every finding whose annotation is in `annotations` (a hidden or deleted one is not), and the
+    /// findings without a time (they never have an annotation) when `annotations` holds any
+    /// finding annotation or the analysis has no finding with a time: a figure from a view that
+    /// hid its finding annotations lists none. False: no list, and finding annotations keep their
+    /// on-screen callouts.
+    bool findings = true;
 
     /// The options that reproduce what `state` shows: its visible range, the ranks not hidden (in
     /// session order), the collapsed ranks, the clock offsets and the highlight. Annotations, title

@@ -1,6 +1,7 @@
 #include "figurerenderer.h"
 
 #include "annotations/annotationpainter.h"
+#include "figurefindings.h"
 #include "figurememorypainter.h"
 #include "logstyle.h"
 #include "models/findingsmodel.h"
@@ -33,6 +34,7 @@ constexpr int kMargin = 20;
 constexpr int kTitleHeight = 76;
 constexpr int kFooterHeight = 26;
 constexpr int kFigureMemoryHeight = 104; // taller than on screen: the memory curve is the story
+constexpr int kMarkerStrip = 20;         // a row of numbered finding markers
 const QColor kText(0x1f, 0x23, 0x2b);
 const QColor kMuted(0x5c, 0x63, 0x70);
 const QColor kBorder(0xc9, 0xcc, 0xd3);
@@ -65,24 +67,6 @@ QString zoneName(TimeNs t, const QTimeZone &zone)
         return QStringLiteral("UTC");
     const QString abbr = zone.abbreviation(QDateTime::fromMSecsSinceEpoch(t / 1000000, zone));
     return abbr.isEmpty() ? QString::fromUtf8(zone.id()) : abbr;
-}
-
-// "0–3", "0, 2, 5–7": runs of consecutive ranks folded.
-QString rankRuns(const std::vector<RankId> &ranks)
-{
-    std::vector<RankId> sorted = ranks;
-    std::sort(sorted.begin(), sorted.end());
-    QStringList parts;
-    for (std::size_t i = 0; i < sorted.size();) {
-        std::size_t j = i;
-        while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1)
-            ++j;
-        parts << (j > i + 1 ? QStringLiteral("%1–%2").arg(sorted[i]).arg(sorted[j])
-                  : j == i  ? QString::number(sorted[i])
-                            : QStringLiteral("%1, %2").arg(sorted[i]).arg(sorted[j]));
-        i = j + 1;
-    }
-    return parts.join(QStringLiteral(", "));
 }
 
 bool hasOomInstant(const Track &t)
@@ -124,6 +108,7 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
     , m_analysis(std::move(analysis))
     , m_opt(std::move(options))
     , m_ctx(std::make_unique<TimelineContext>())
+    , m_findings(std::make_unique<FigureFindings>())
 {
     m_font.setFamily(QStringLiteral("DejaVu Sans"));
     m_font.setStyleHint(QFont::SansSerif);
@@ -168,6 +153,8 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
     if (m_title.isEmpty())
         m_title = tr("RankScope timeline");
 
+    m_findings = std::make_unique<FigureFindings>(m_analysis.get(), m_opt, [this](const Annotation &a) { return onFigure(a); });
+
     for (RankId r : m_rankOrder) {
         Group g;
         g.rank = r;
@@ -179,6 +166,21 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
 }
 
 FigureRenderer::~FigureRenderer() = default;
+
+bool FigureRenderer::onFigure(const Annotation &a) const
+{
+    // On a rank shown (or job-wide), and overlapping the window.
+    const TimeNs t0 = std::min(a.time, a.endTime), t1 = std::max(a.time, a.endTime);
+    const bool shown = a.rank == kNoRank || std::find(m_rankOrder.begin(), m_rankOrder.end(), a.rank) != m_rankOrder.end();
+    return shown && t1 >= m_range.begin && t0 <= m_range.end;
+}
+
+bool FigureRenderer::hasMarkers(RankId rank) const
+{
+    return std::any_of(m_opt.annotations.begin(), m_opt.annotations.end(), [&](const Annotation &a) {
+        return a.rank == rank && a.kind != Annotation::Kind::Arrow && m_findings->numberOf(a) > 0 && onFigure(a);
+    });
+}
 
 TimeNs FigureRenderer::offsetOf(RankId rank) const
 {
@@ -234,6 +236,12 @@ void FigureRenderer::buildGroup(Group &g, const Rank &rank, bool collapsed)
         lane.top = y;
         y += lane.height;
         g.lanes.push_back(lane);
+        // The rank's finding markers get a strip of their own under the header: on the lanes they
+        // would cover the curves and their labels (the OOM's, the spikes').
+        if (lane.kind == Lane::Kind::Header && hasMarkers(rank.id)) {
+            g.markerTop = y;
+            y += kMarkerStrip;
+        }
     }
     g.height = y + LaneLayout::kGroupGap;
 
@@ -263,16 +271,20 @@ void FigureRenderer::layout()
 {
     const int requestedWidth = std::max(320, m_opt.width);
     m_contentWidth = requestedWidth;
+    m_scale = 1.0;
     // A fixed height smaller than the content scales the whole figure down (text included) rather
-    // than dropping ranks: a figure that silently loses rank 7 would mislead. Two passes, because
-    // the wider layout of a scaled figure wraps its legend differently.
-    for (int pass = 0; pass < 2; ++pass) {
+    // than dropping ranks or findings: a figure that silently loses rank 7 would mislead. The
+    // scaled content is laid out wider (width / scale), which wraps the legend and the findings
+    // differently and so changes the height: a few passes settle it, and the final scale keeps
+    // both the width and the height inside the requested size.
+    for (int pass = 0; pass < 4; ++pass) {
         m_groupWidth = m_contentWidth - 2 * kMargin;
         m_ctx->gutterWidth = std::clamp(m_groupWidth / 6, 180, 260);
         m_titleTop = kMargin - 6;
         m_titleHeight = kTitleHeight;
         m_rulerTop = m_titleTop + m_titleHeight;
-        m_groupsTop = m_rulerTop + TimeRuler::kHeight;
+        m_jobMarkersTop = hasMarkers(kNoRank) ? m_rulerTop + TimeRuler::kHeight : -1;
+        m_groupsTop = m_rulerTop + TimeRuler::kHeight + (m_jobMarkersTop >= 0 ? kMarkerStrip : 0);
         int y = m_groupsTop;
         for (Group &g : m_groups) {
             g.top = y;
@@ -281,15 +293,19 @@ void FigureRenderer::layout()
         m_groupsBottom = y;
         m_legendTop = y + 4;
         m_legendHeight = m_opt.legend ? legendHeight(m_groupWidth) : 0;
-        m_footerTop = m_legendTop + m_legendHeight + 4;
+        m_findingsTop = m_legendTop + m_legendHeight;
+        m_findingsHeight = findingsHeight(m_groupWidth);
+        m_footerTop = m_findingsTop + m_findingsHeight + 4;
         m_contentHeight = m_footerTop + kFooterHeight + kMargin / 2;
         if (m_opt.height <= 0 || m_contentHeight <= m_opt.height)
             break;
-        m_scale = static_cast<double>(m_opt.height) / m_contentHeight;
-        m_contentWidth = static_cast<int>(std::floor(requestedWidth / m_scale));
+        const int wider = static_cast<int>(std::floor(requestedWidth * static_cast<double>(m_contentHeight) / m_opt.height));
+        if (wider == m_contentWidth)
+            break;
+        m_contentWidth = wider;
     }
-    if (m_opt.height > 0 && m_contentHeight > m_opt.height)
-        m_scale = static_cast<double>(m_opt.height) / m_contentHeight;
+    if (m_opt.height > 0)
+        m_scale = std::min({1.0, static_cast<double>(m_opt.height) / m_contentHeight, static_cast<double>(requestedWidth) / m_contentWidth});
     m_size = QSize(requestedWidth, m_opt.height > 0 ? m_opt.height : m_contentHeight);
 
     double memoryMax = 0;
@@ -316,6 +332,8 @@ void FigureRenderer::paint(QPainter &p)
     p.setFont(m_font);
     paintTitle(p, QRect(kMargin, m_titleTop, m_groupWidth, m_titleHeight));
     paintRuler(p, QRect(kMargin, m_rulerTop, m_groupWidth, TimeRuler::kHeight));
+    if (m_jobMarkersTop >= 0)
+        paintMarkerStrip(p, QRect(kMargin, m_jobMarkersTop, m_groupWidth, kMarkerStrip), tr("Job-wide findings"));
     for (Group &g : m_groups) {
         p.save();
         p.translate(kMargin, g.top);
@@ -329,6 +347,7 @@ void FigureRenderer::paint(QPainter &p)
     paintAnnotations(p);
     if (m_opt.legend)
         paintLegend(p, QRect(kMargin, m_legendTop, m_groupWidth, m_legendHeight), true);
+    m_findings->paint(p, QRect(kMargin, m_findingsTop, m_groupWidth, m_findingsHeight), m_font, m_full.begin, true);
     paintFooter(p, QRect(kMargin, m_footerTop, m_groupWidth, kFooterHeight));
     p.restore();
 }
@@ -363,14 +382,30 @@ void FigureRenderer::paintTitle(QPainter &p, const QRect &r) const
     p.setPen(kMuted);
     const std::size_t total = m_session ? m_session->ranks().size() : 0;
     QString line = m_rankOrder.size() == total
-        ? tr("%1: %2").arg(countOf(static_cast<qint64>(total), tr("rank"), tr("ranks")), rankRuns(m_rankOrder))
-        : tr("ranks %1 (%2 of %3)").arg(rankRuns(m_rankOrder)).arg(m_rankOrder.size()).arg(total);
+        ? tr("%1: %2").arg(countOf(static_cast<qint64>(total), tr("rank"), tr("ranks")), foldedRanks(m_rankOrder))
+        : tr("ranks %1 (%2 of %3)").arg(foldedRanks(m_rankOrder)).arg(m_rankOrder.size()).arg(total);
     if (m_session)
         line += QStringLiteral("  ·  ") + countOf(static_cast<qint64>(m_session->sources().size()), tr("input file"), tr("input files"));
     if (m_analysis && !m_analysis->findings.empty())
         line += QStringLiteral("  ·  ") + countOf(static_cast<qint64>(m_analysis->findings.size()), tr("finding"), tr("findings"));
     line += QStringLiteral("  ·  ") + (m_opt.detail == FigureOptions::Detail::Compact ? tr("compact lanes") : tr("all lanes"));
     p.drawText(QRect(r.left(), r.top() + 50, r.width(), 16), Qt::AlignLeft | Qt::AlignVCenter, line);
+}
+
+void FigureRenderer::paintMarkerStrip(QPainter &p, const QRect &r, const QString &label) const
+{
+    const int g = m_ctx->gutterWidth;
+    p.fillRect(r, Qt::white);
+    p.fillRect(QRect(r.left(), r.top(), g, r.height()), kRulerBackground);
+    p.setPen(kSeparator);
+    p.drawLine(r.left() + g - 1, r.top(), r.left() + g - 1, r.bottom());
+    p.drawLine(r.left() + g, r.bottom(), r.right(), r.bottom());
+    QFont small = m_font;
+    small.setPixelSize(11);
+    p.setFont(small);
+    p.setPen(kMuted);
+    p.drawText(QRect(r.left() + GutterPainter::kStripe + 10, r.top(), g - GutterPainter::kStripe - 16, r.height()),
+               Qt::AlignLeft | Qt::AlignVCenter, label);
 }
 
 void FigureRenderer::paintRuler(QPainter &p, const QRect &r) const
@@ -466,8 +501,10 @@ void FigureRenderer::paintGroup(QPainter &p, Group &g)
     for (const Lane &lane : g.lanes) {
         const QRect full(0, lane.top, width, lane.height);
         if (lane.kind == Lane::Kind::Header) {
-            gutter.header(lane, g.rank, collapsed, false, g.summary, g.alerts);
+            gutter.header(lane, g.rank, collapsed, false, g.summary, g.alerts, /*disclosure=*/false);
             AnalysisOverlay::paintBadge(p, QRect(gw, lane.top, width - gw, lane.height), g.divergence);
+            if (g.markerTop >= 0)
+                paintMarkerStrip(p, QRect(0, g.markerTop, width, kMarkerStrip), tr("Findings"));
             continue;
         }
         p.setClipRect(dataArea.intersected(full));
@@ -531,11 +568,29 @@ void FigureRenderer::paintAnnotations(QPainter &p) const
         return std::nullopt;
     };
     geo.area = QRectF(kMargin + m_ctx->gutterWidth, m_groupsTop, m_groupWidth - m_ctx->gutterWidth, m_groupsBottom - m_groupsTop);
+    // Markers go in the strips kept for them: under the ruler for job-wide findings, under a rank's
+    // header for its own, so they cover no data.
+    geo.markerRow = [this](RankId rank) -> std::optional<QRectF> {
+        const double left = kMargin + m_ctx->gutterWidth, w = m_groupWidth - m_ctx->gutterWidth;
+        if (rank == kNoRank)
+            return m_jobMarkersTop >= 0 ? std::optional<QRectF>(QRectF(left, m_jobMarkersTop, w, kMarkerStrip - 1)) : std::nullopt;
+        for (const Group &g : m_groups)
+            if (g.rank == rank && g.markerTop >= 0)
+                return QRectF(left, g.top + g.markerTop, w, kMarkerStrip - 1);
+        return std::nullopt;
+    };
+    // Listed findings become numbered markers (the list under the legend has their text); user
+    // annotations, and finding annotations the list does not have, keep their callouts.
+    AnnotationStyle style;
+    if (!m_findings->isEmpty()) {
+        style.findings = FindingStyle::NumberedMarker;
+        style.number = [this](const Annotation &a) { return m_findings->numberOf(a); };
+    }
     p.save();
     QFont f = m_font;
     f.setPixelSize(11);
     p.setFont(f);
-    AnnotationPainter::paint(p, m_opt.annotations, geo);
+    AnnotationPainter::paint(p, m_opt.annotations, geo, 0, 0, style);
     p.restore();
 }
 
@@ -546,6 +601,15 @@ int FigureRenderer::legendHeight(int width) const
     QPainter p(&probe);
     p.setFont(m_font);
     return paintLegend(p, QRect(0, 0, width, 0), false);
+}
+
+int FigureRenderer::findingsHeight(int width) const
+{
+    if (m_findings->isEmpty())
+        return 0;
+    QImage probe(1, 1, QImage::Format_ARGB32);
+    QPainter p(&probe);
+    return m_findings->paint(p, QRect(0, 0, width, 0), m_font, m_full.begin, false);
 }
 
 int FigureRenderer::paintLegend(QPainter &p, const QRect &r, bool draw) const
@@ -693,7 +757,8 @@ int FigureRenderer::paintLegend(QPainter &p, const QRect &r, bool draw) const
     bool note = false, range = false, arrow = false;
     for (const Annotation &a : m_opt.annotations) {
         if (a.origin == Annotation::Origin::Finding) {
-            if (m_analysis)
+            // Numbered markers are explained by the findings list; only callouts need swatches.
+            if (m_analysis && m_findings->numberOf(a) == 0)
                 for (const Finding &f : m_analysis->findings)
                     if (findingKey(f) == a.findingKey)
                         severities.insert(f.severity);

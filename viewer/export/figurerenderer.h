@@ -3,7 +3,8 @@
 // title, the window as wall-clock start–end and duration, the ranks shown, the RankScope version),
 // the time ruler, one group per rank with its lanes painted by the same painters as the screen
 // (LanePainter, GutterPainter, AnalysisOverlay), the memory lane drawn with QPainter, the
-// annotations on top (AnnotationPainter), a legend and a footer. Needs QtGui only at render time
+// annotations on top (AnnotationPainter; findings as numbered markers), a legend, the findings in
+// full (FigureFindings) and a footer. Needs QtGui only at render time
 // (no widget is created), so `rankscope export` runs without a display; SVG and PDF keep text as text.
 
 #include "figureoptions.h"
@@ -23,6 +24,7 @@ class QPainter;
 
 namespace rs {
 
+class FigureFindings;
 struct TimelineContext;
 
 class FigureRenderer
@@ -68,11 +70,16 @@ private:
         QString summary;          // header text right of the gutter
         QStringList alerts;       // red header badges
         QString divergence;       // amber header badge
+        int markerTop = -1;       // y of the strip of finding markers under the header; -1: none
     };
 
     void layout();
     void buildGroup(Group &g, const Rank &rank, bool collapsed);
+    bool onFigure(const Annotation &a) const;
+    bool hasMarkers(RankId rank) const;
+    void paintMarkerStrip(QPainter &p, const QRect &r, const QString &label) const;
     int legendHeight(int width) const;
+    int findingsHeight(int width) const;
     void paintTitle(QPainter &p, const QRect &r) const;
     void paintRuler(QPainter &p, const QRect &r) const;
     void paintGroup(QPainter &p, Group &g);
@@ -85,6 +92,7 @@ private:
     std::shared_ptr<const AnalysisResult> m_analysis;
     FigureOptions m_opt;
     std::unique_ptr<TimelineContext> m_ctx;
+    std::unique_ptr<FigureFindings> m_findings; // the numbered list under the legend
     RulerTicks m_ticks;
     TimeRange m_full;
     TimeRange m_range;
@@ -98,7 +106,8 @@ private:
     int m_contentWidth = 0; // logical width laid out before m_scale
     int m_groupWidth = 0;
     int m_titleTop = 0, m_titleHeight = 0, m_rulerTop = 0, m_groupsTop = 0, m_groupsBottom = 0;
-    int m_legendTop = 0, m_legendHeight = 0, m_footerTop = 0, m_contentHeight = 0;
+    int m_jobMarkersTop = -1; // the strip of job-wide finding markers under the ruler; -1: none
+    int m_legendTop = 0, m_legendHeight = 0, m_findingsTop = 0, m_findingsHeight = 0, m_footerTop = 0, m_contentHeight = 0;
 };
 
 } // namespace rs

@@ -36,7 +36,7 @@ GutterPainter::GutterPainter(QPainter &painter, TimelineContext &context, int gr
 }
 
 void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool selected, const QString &summary,
-                           const QStringList &alerts)
+                           const QStringList &alerts, bool disclosure)
 {
     const QRect r(0, lane.top, m_width, lane.height);
     m_p.fillRect(r, Qt::white);
@@ -44,19 +44,23 @@ void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool s
     m_p.setPen(kGutterBorder);
     m_p.drawLine(0, r.top(), m_width, r.top());
 
-    // Disclosure triangle: pointing down when expanded, right when collapsed.
-    const QPointF c(kStripe + 13, r.center().y() + 0.5);
-    QPolygonF tri;
-    if (collapsed)
-        tri << QPointF(c.x() - 3, c.y() - 5) << QPointF(c.x() + 4, c.y()) << QPointF(c.x() - 3, c.y() + 5);
-    else
-        tri << QPointF(c.x() - 5, c.y() - 3) << QPointF(c.x() + 5, c.y() - 3) << QPointF(c.x(), c.y() + 4);
     m_p.setRenderHint(QPainter::Antialiasing, true);
     m_p.setPen(Qt::NoPen);
-    m_p.setBrush(kMuted);
-    m_p.drawPolygon(tri);
+    // Without the triangle the colour square and the name take its place.
+    const int shift = disclosure ? 0 : 16;
+    if (disclosure) {
+        // Disclosure triangle: pointing down when expanded, right when collapsed.
+        const QPointF c(kStripe + 13, r.center().y() + 0.5);
+        QPolygonF tri;
+        if (collapsed)
+            tri << QPointF(c.x() - 3, c.y() - 5) << QPointF(c.x() + 4, c.y()) << QPointF(c.x() - 3, c.y() + 5);
+        else
+            tri << QPointF(c.x() - 5, c.y() - 3) << QPointF(c.x() + 5, c.y() - 3) << QPointF(c.x(), c.y() + 4);
+        m_p.setBrush(kMuted);
+        m_p.drawPolygon(tri);
+    }
     m_p.setBrush(RankColors::color(rank));
-    m_p.drawRoundedRect(QRectF(kStripe + 24, r.center().y() - 5, 10, 10), 2, 2);
+    m_p.drawRoundedRect(QRectF(kStripe + 24 - shift, r.center().y() - 5, 10, 10), 2, 2);
     m_p.setRenderHint(QPainter::Antialiasing, false);
 
     QFont bold = m_font;
@@ -65,7 +69,7 @@ void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool s
     m_p.setFont(bold);
     m_p.setPen(RankColors::textColor(rank));
     QRect nameRect;
-    m_p.drawText(QRect(kStripe + 40, r.top(), m_ctx.gutterWidth - kStripe - 46, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
+    m_p.drawText(QRect(kStripe + 40 - shift, r.top(), m_ctx.gutterWidth - kStripe - 46 + shift, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
                  lane.title, &nameRect);
 
     // Alerts right after the name: the ranks that failed stand out while scrolling past 64 groups.

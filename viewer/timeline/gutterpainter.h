@@ -29,9 +29,10 @@ public:
     GutterPainter(QPainter &painter, TimelineContext &context, int groupWidth, const QFont &font);
 
     /// The full-width header row of `rank`: stronger tint when it is the selected rank, and
-    /// `alerts` ("OOM", "3 errors") as red badges after the name.
+    /// `alerts` ("OOM", "3 errors") as red badges after the name. `disclosure` false leaves out the
+    /// collapse triangle (a figure on paper has nothing to click) and moves the name left.
     void header(const Lane &lane, RankId rank, bool collapsed, bool selected, const QString &summary,
-                const QStringList &alerts);
+                const QStringList &alerts, bool disclosure = true);
     /// The gutter cell of any other lane of `rank`; `plot` supplies the memory legend.
     void lane(const Lane &lane, const MemoryPlot *plot, RankId rank);
 
