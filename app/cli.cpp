@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -85,9 +87,13 @@ struct ParsedArgs {
     bool json = false;
     std::vector<std::string> paths;
     std::map<std::string, int> assign;
-    std::map<RankId, TimeNs> offsets;
-    std::string timeZone;
+    std::map<RankId, TimeNs> offsets;  // --clock-offset, then (after load) the session file's
+    std::string timeZone;              // --time-zone, or (after load) the session file's
     std::string error;
+    // Filled by load() when a session file is among the paths:
+    std::optional<SessionDocument> document; // the document, when it could be read
+    std::string documentPath;                // its path as given
+    bool documentErrors = false;             // unreadable, or a source missing or changed (printed)
 };
 
 // "--name VALUE" or "--name=VALUE": the value, advancing i; nullopt if `a` is not that option.
@@ -138,22 +144,97 @@ ParsedArgs parseCommon(const QStringList &args)
     return p;
 }
 
-// The common start of a subcommand: parse, expand folders, read every file. Returns Ok or the
-// usage status (the message is printed).
+std::string canonicalPath(const std::string &p)
+{
+    std::error_code ec;
+    const auto c = std::filesystem::weakly_canonical(p, ec);
+    return ec ? p : c.string();
+}
+
+// A path naming a saved session rather than a source: a file (never a folder) with the
+// .rankscope extension or a plain-JSON document of our schema.
+bool isSessionFile(const std::string &path)
+{
+    std::error_code ec;
+    return !std::filesystem::is_directory(path, ec) && SessionDocument::looksLikeSessionFile(QString::fromStdString(path));
+}
+
+// Reads the session file `path` into `p`: replaces it in p.paths by its sources, prints what was
+// wrong with them, and merges its choices under the command line's (command-line ones win).
+// `options` receives the rank overrides and maps of its sources.
+void openSessionFile(const std::string &path, std::FILE *err, ParsedArgs &p, SessionLoader::Options &options)
+{
+    const QString docPath = QString::fromStdString(path);
+    std::vector<std::string> sources;
+    QString why;
+    std::optional<SessionDocument> doc = SessionDocument::load(docPath, &why);
+    if (!doc) {
+        printErr(err, why.toStdString()); // already "path: message"
+        p.documentErrors = true;
+    } else {
+        SessionDocument::Resolution r = SessionDocument::resolve(*doc, docPath);
+        // The saved paths are relative to the session file: name each problem by where it was
+        // looked for or found, so the line makes sense from any working directory. Missing and
+        // changed sources are errors (exit 1, as for a source read with errors); a moved one was
+        // loaded as saved, so it is a warning.
+        const QDir base = QFileInfo(docPath).absoluteDir();
+        for (const SessionDocument::Problem &pr : r.problems) {
+            const bool isError = pr.kind != SessionDocument::Problem::Kind::Moved;
+            const std::string where = pr.foundAt.empty()
+                ? QDir::cleanPath(base.absoluteFilePath(QString::fromStdString(pr.path))).toStdString()
+                : pr.foundAt;
+            std::string what = pr.message;
+            if (what.starts_with(pr.path + ": "))
+                what.erase(0, pr.path.size() + 2);
+            printErr(err, where + (isError ? ": error: " : ": warning: ") + what);
+            p.documentErrors = p.documentErrors || isError;
+        }
+        sources = r.paths;
+        options.rankOverrides = std::move(r.options.rankOverrides);
+        options.rankMaps = std::move(r.options.rankMaps);
+        if (p.timeZone.empty())
+            p.timeZone = r.options.timeZone;
+        for (const auto &[rank, ns] : doc->clockOffsets)
+            p.offsets.emplace(rank, ns); // emplace keeps a --clock-offset for the same rank
+        p.document = std::move(doc);
+    }
+    p.documentPath = path;
+    const auto at = std::find(p.paths.begin(), p.paths.end(), path);
+    const auto pos = p.paths.erase(at);
+    p.paths.insert(pos, sources.begin(), sources.end());
+}
+
+// The common start of a subcommand: parse, open a session file among the paths, expand folders,
+// read every file. Returns Ok or the usage status (the message is printed).
 int load(const char *command, const QStringList &args, std::FILE *err, ParsedArgs &p, SessionPtr &session)
 {
     p = parseCommon(args);
+    std::vector<std::string> sessionFiles;
+    for (const std::string &path : p.paths)
+        if (isSessionFile(path))
+            sessionFiles.push_back(path);
+    // One session is one incident; two would disagree about offsets, view and annotations.
+    if (p.error.empty() && sessionFiles.size() > 1)
+        p.error = "give at most one session file (.rankscope), got " + std::to_string(sessionFiles.size());
     if (!p.error.empty()) {
         printErr(err, std::string("rankscope ") + command + ": " + p.error);
         std::fputs(Cli::usage().toUtf8().constData(), err);
         return Cli::Usage;
     }
     SessionLoader::Options options;
-    options.rankOverrides = std::map<std::string, RankId>(p.assign.begin(), p.assign.end());
+    if (!sessionFiles.empty())
+        openSessionFile(sessionFiles.front(), err, p, options);
+    // --assign-rank wins over the session file's choice for the same file, however it is spelled.
+    for (const auto &[path, rank] : p.assign) {
+        const std::string want = canonicalPath(path);
+        std::erase_if(options.rankOverrides, [&](const auto &e) { return canonicalPath(e.first) == want; });
+    }
+    options.rankOverrides.insert(p.assign.begin(), p.assign.end());
     options.timeZone = p.timeZone;
     SessionLoader loader(p.paths, options);
     if (loader.files().empty()) {
-        printErr(err, std::string("rankscope ") + command + ": no files found in the given folders");
+        printErr(err, std::string("rankscope ") + command + ": "
+                          + (sessionFiles.empty() ? "no files found in the given folders" : "nothing usable in the given paths"));
         return Cli::Usage;
     }
     session = loader.run();
@@ -181,6 +262,10 @@ QString Cli::usage()
         "Options: --time-zone ZONE  zone of time stamps that carry none (nvidia-smi, logs); default: local\n"
         "\n"
         "A folder means every recognised file below it. --assign-rank overrides a source's rank.\n"
+        "One PATH may be a saved session (FILE.rankscope): its sources are read with its rank choices,\n"
+        "time zone and clock offsets (options on the command line win); export also draws its annotations\n"
+        "and takes its visible window, hidden and collapsed ranks unless --range / --ranks are given.\n"
+        "Its missing or changed sources are errors (exit 1), moved ones warnings.\n"
         "Exit status: 0 success; 1 some sources had errors; 2 usage error or nothing usable.\n");
 }
 
@@ -240,6 +325,9 @@ int Cli::loadInputs(const char *command, const QStringList &args, std::FILE *err
     }
     inputs.clockOffsets = p.offsets;
     inputs.timeZone = p.timeZone;
+    inputs.sourceErrors = p.documentErrors;
+    inputs.document = std::move(p.document);
+    inputs.documentPath = QString::fromStdString(p.documentPath);
     bool anyUsable = false;
     for (const Source &s : inputs.session->sources()) {
         anyUsable = anyUsable || (!s.format.empty() && !(s.hasErrors() && nothingRead(s)));
@@ -334,7 +422,7 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
     }
     if (!anyUsable)
         return Usage;
-    return anyErrors ? SourceErrors : Ok;
+    return anyErrors || p.documentErrors ? SourceErrors : Ok;
 }
 
 namespace {
@@ -497,7 +585,7 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
         }
         std::fputs(text.c_str(), out);
     }
-    return anyErrors ? SourceErrors : Ok;
+    return anyErrors || p.documentErrors ? SourceErrors : Ok;
 }
 
 } // namespace rs

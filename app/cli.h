@@ -3,11 +3,13 @@
 // Each runs without a display and returns the process exit status.
 
 #include "session.h"
+#include "sessiondocument.h"
 
 #include <QStringList>
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace rs {
@@ -28,15 +30,20 @@ public:
     static QString usage();
 
     /// What the shared options (--assign-rank, --clock-offset, --time-zone) and the paths read.
+    /// One path may be a saved `.rankscope` session file: it stands for its sources, loaded with
+    /// its rank choices, and brings its time zone and clock offsets (the command line's win).
     struct Inputs {
-        SessionPtr session;                    ///< every source read (partial sources included)
-        std::map<RankId, TimeNs> clockOffsets; ///< --clock-offset overrides
-        std::string timeZone;                  ///< --time-zone, or "" (local)
-        bool sourceErrors = false;             ///< some source had errors (already printed)
+        SessionPtr session;                      ///< every source read (partial sources included)
+        std::map<RankId, TimeNs> clockOffsets;   ///< --clock-offset overrides, then the session file's
+        std::string timeZone;                    ///< --time-zone, else the session file's, or "" (local)
+        bool sourceErrors = false;               ///< some source (or the session file) had errors, already printed
+        std::optional<SessionDocument> document; ///< the session file among the paths, when one was given and read
+        QString documentPath;                    ///< that file's path as given ("" without one)
     };
     /// Parses the shared options and paths of `args` and reads the inputs, printing skipped files
-    /// and source errors to `err` as path:line: message. Ok, or Usage when the arguments are
-    /// malformed or nothing usable was read (the reason printed as "rankscope COMMAND: ...").
+    /// and source errors to `err` as path:line: message (a session file's unreadable document and
+    /// its missing, changed or moved sources as path: message). Ok, or Usage when the arguments
+    /// are malformed or nothing usable was read (the reason printed as "rankscope COMMAND: ...").
     static int loadInputs(const char *command, const QStringList &args, std::FILE *err, Inputs &inputs);
 
 private:

@@ -2,11 +2,13 @@
 
 #include "analyzer.h"
 #include "annotations/annotation.h"
+#include "annotations/annotationstore.h"
 #include "cli.h"
 #include "export/figureexporter.h"
 #include "export/figurerenderer.h"
 #include "export/mergedtracewriter.h"
 #include "export/reportwriter.h"
+#include "sessiondocument.h"
 
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -233,8 +235,20 @@ bool ExportCommand::parseRequest(const QStringList &args, Request *req, QString 
     return true;
 }
 
+std::vector<Annotation> ExportCommand::documentAnnotations(const SessionDocument &document, const AnalysisResult &analysis)
+{
+    // The viewer's own store does the merge, so the command line and the window cannot disagree
+    // about which finding annotations a reopened session shows.
+    AnnotationStore store;
+    store.reset(document.annotations, document.deletedFindingKeys, document.editedFindingKeys);
+    store.setFindingAnnotations(annotationsFromFindings(analysis));
+    store.setFindingAnnotationsVisible(document.findingAnnotationsVisible);
+    return store.visibleAnnotations();
+}
+
 bool ExportCommand::figureInputs(const Request &request, const Session &session, const AnalysisResult &analysis,
-                                 const std::map<RankId, TimeNs> &offsets, FigureOptions *figure, QString *error)
+                                 const std::map<RankId, TimeNs> &offsets, const SessionDocument *document,
+                                 FigureOptions *figure, QString *error, QStringList *warnings)
 {
     FigureOptions o;
     o.width = request.width;
@@ -243,7 +257,24 @@ bool ExportCommand::figureInputs(const Request &request, const Session &session,
     o.title = request.title;
     o.detail = request.detail;
     o.clockOffsets = offsets;
-    o.annotations = annotationsFromFindings(analysis);
+    o.annotations = document ? documentAnnotations(*document, analysis) : annotationsFromFindings(analysis);
+    if (document && request.ranks.isEmpty()) {
+        // As FigureOptions::fromView does: the ranks not hidden in session order, an empty list
+        // (every rank) when none is hidden; collapsed ranks among those shown.
+        const auto has = [](const std::vector<RankId> &v, RankId r) { return std::find(v.begin(), v.end(), r) != v.end(); };
+        bool anyHidden = false;
+        for (const Rank &r : session.ranks()) {
+            if (has(document->view.hidden, r.id)) {
+                anyHidden = true;
+                continue;
+            }
+            o.ranks.push_back(r.id);
+            if (has(document->view.collapsed, r.id))
+                o.collapsed.push_back(r.id);
+        }
+        if (!anyHidden)
+            o.ranks.clear();
+    }
     if (!request.ranks.isEmpty()) {
         const std::optional<std::vector<RankId>> wanted = parseRanks(request.ranks);
         if (!wanted) {
@@ -273,6 +304,16 @@ bool ExportCommand::figureInputs(const Request &request, const Session &session,
         }
         if (!parseRange(request.range, full, &o.range, error))
             return false;
+    } else if (document && document->view.visible) {
+        // The saved window as it was on screen (it may reach past the data, like a zoomed-out
+        // view), unless it misses the data altogether: sources changed since, or other offsets.
+        const TimeRange saved = *document->view.visible;
+        if (!saved.isEmpty() && saved.intersects(full))
+            o.range = saved;
+        else if (warnings)
+            *warnings << QStringLiteral("the session's saved window %1:%2 holds no data; the whole session is drawn")
+                             .arg(saved.begin)
+                             .arg(saved.end);
     }
     *figure = std::move(o);
     return true;
@@ -305,10 +346,14 @@ int ExportCommand::run(const QStringList &args, std::FILE *out, std::FILE *err)
     auto analysis = std::make_shared<const AnalysisResult>(Analyzer::run(*inputs.session, aopt));
 
     FigureOptions figure;
-    if (!figureInputs(req, *inputs.session, *analysis, inputs.clockOffsets, &figure, &error)) {
+    QStringList warnings;
+    if (!figureInputs(req, *inputs.session, *analysis, inputs.clockOffsets, inputs.document ? &*inputs.document : nullptr,
+                      &figure, &error, &warnings)) {
         printErr(err, QStringLiteral("rankscope export: ") + error);
         return Cli::Usage;
     }
+    for (const QString &w : warnings)
+        printErr(err, inputs.documentPath + QStringLiteral(": warning: ") + w);
     if (!inputs.timeZone.empty()) {
         const QTimeZone zone(QByteArray::fromStdString(inputs.timeZone));
         if (zone.isValid())

@@ -17,6 +17,8 @@
 
 namespace rs {
 
+struct SessionDocument;
+
 class ExportCommand
 {
 public:
@@ -51,10 +53,20 @@ public:
 
     /// The figure a request asks for, from the loaded session and its analysis: ranks, range,
     /// size, title, detail and the findings as annotations. The one place where command-line
-    /// inputs become figure inputs (a saved session file will add its own annotations here).
-    /// False with `error` when the request selects nothing (no rank left, empty range).
+    /// inputs become figure inputs. With a saved session `document` (may be null), its annotations
+    /// are drawn (documentAnnotations) and its view gives the defaults: the visible window when
+    /// there is no --range, its hidden ranks left out and collapsed ranks folded when there is no
+    /// --ranks. False with `error` when the request selects nothing (no rank left, empty range);
+    /// `warnings` (may be null) receives what was set aside (a saved window that holds no data).
     static bool figureInputs(const Request &request, const Session &session, const AnalysisResult &analysis,
-                             const std::map<RankId, TimeNs> &offsets, FigureOptions *figure, QString *error);
+                             const std::map<RankId, TimeNs> &offsets, const SessionDocument *document,
+                             FigureOptions *figure, QString *error, QStringList *warnings = nullptr);
+
+    /// The annotations a saved session shows with `analysis`, merged as the viewer merges them on
+    /// reopening: every user annotation; finding annotations the person edited as saved, deleted
+    /// ones not brought back, the rest made afresh from `analysis`; no finding annotations at all
+    /// when the document hides them.
+    static std::vector<Annotation> documentAnnotations(const SessionDocument &document, const AnalysisResult &analysis);
 };
 
 } // namespace rs
