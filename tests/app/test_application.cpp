@@ -13,6 +13,8 @@
 #include "timeline/timelineview.h"
 #include "viewstate.h"
 
+#include <QApplication>
+#include <QClipboard>
 #include <QDir>
 #include <QFile>
 #include <QMessageBox>
@@ -22,6 +24,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+
+#include <QAction>
 
 using rs::Annotation;
 using rs::Application;
@@ -104,6 +108,23 @@ private Q_SLOTS:
             if (!keep.isEmpty())
                 QVERIFY(shot.save(QDir(keep).filePath(QStringLiteral("app-tab%1.png").arg(i))));
         }
+    }
+
+    // Edit ▸ Copy View Image puts the figure of what the timeline shows on the clipboard.
+    void copyViewImage()
+    {
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        auto *exporter = app.window().findChild<rs::ExportActions *>();
+        QVERIFY(exporter);
+        QVERIFY(exporter->copyImageAction()->isEnabled());
+        QApplication::clipboard()->clear();
+        exporter->copyImageAction()->trigger();
+        const QImage image = QApplication::clipboard()->image();
+        QVERIFY(!image.isNull());
+        const qreal dpr = app.window().devicePixelRatioF();
+        QCOMPARE(image.width(), qRound(exporter->currentView().width * dpr));
+        QVERIFY(image.height() > 600); // four rank groups, legend and the findings block
     }
 
     void sessionRoundTrip()
