@@ -4,6 +4,9 @@
 
 #include "benchmarkscenario.h"
 #include "benchprobes.h"
+#ifdef RANKSCOPE_BENCH_EXPORT
+#include "exportprobes.h"
+#endif
 #include "benchreport.h"
 
 #include <cstdio>
@@ -176,6 +179,11 @@ int main(int argc, char **argv)
         report.add(measure("gunzip", "read + gunzip (zlib), 1 MiB chunks", BenchProbes::kGunzip, file.path, o.runs, quiet));
     report.add(measure("nlohmann_sax", "nlohmann::json SAX", BenchProbes::kNlohmannSax, file.path, o.runs, quiet));
     report.add(measure("import", "RankScope import, 1 thread", BenchProbes::kImport, file.path, o.runs, quiet));
+#ifdef RANKSCOPE_BENCH_EXPORT
+    report.add(measure("export_figure", "figure PNG of the session", rs::bench::ExportProbes::kFigure, file.path, o.runs, quiet));
+    report.add(measure("export_merged_trace", "merged Chrome trace write", rs::bench::ExportProbes::kMergedTrace,
+                       file.path, o.runs, quiet));
+#endif
 
     std::fputs(o.json ? report.json().c_str() : report.table().c_str(), stdout);
     if (!tempDir.empty()) {
