@@ -27,6 +27,7 @@ void ViewState::setFullRange(TimeRange range)
     setHovered({});
     setSelectedRank(kNoRank);
     clearHighlight();
+    setSelectedFinding(-1);
 }
 
 TimeRange ViewState::clamped(TimeRange range) const
@@ -173,6 +174,15 @@ void ViewState::setRanksCollapsed(const std::vector<RankId> &ranks, bool collaps
 {
     for (RankId r : ranks)
         setRankCollapsed(r, collapsed);
+}
+
+void ViewState::setSelectedFinding(int findingIndex)
+{
+    findingIndex = std::max(-1, findingIndex);
+    if (findingIndex == m_selectedFinding)
+        return;
+    m_selectedFinding = findingIndex;
+    Q_EMIT selectedFindingChanged(m_selectedFinding);
 }
 
 void ViewState::setHighlight(Highlight highlight)

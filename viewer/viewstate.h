@@ -127,6 +127,13 @@ public:
     void setHighlight(Highlight highlight);
     void clearHighlight() { setHighlight({}); }
 
+    /// The finding the user picked (index into AnalysisResult::findings), or -1. The findings panel
+    /// selects it and shows it (highlight, window, rank) and keeps this in step with its own
+    /// selection, so a click on a finding's marker on the timeline acts like a click in the panel.
+    /// Cleared by setFullRange.
+    int selectedFinding() const { return m_selectedFinding; }
+    void setSelectedFinding(int findingIndex);
+
 Q_SIGNALS:
     void fullRangeChanged(rs::TimeRange range);
     void visibleRangeChanged(rs::TimeRange range);
@@ -139,6 +146,8 @@ Q_SIGNALS:
     void rankCollapsedChanged(rs::RankId rank, bool collapsed);
     void clockOffsetsChanged();
     void highlightChanged(const rs::Highlight &highlight);
+    /// `findingIndex` is -1 when the selection was cleared.
+    void selectedFindingChanged(int findingIndex);
 
 private:
     TimeRange clamped(TimeRange range) const;
@@ -157,6 +166,7 @@ private:
     QSet<RankId> m_collapsed;
     QHash<RankId, TimeNs> m_offsets;
     Highlight m_highlight;
+    int m_selectedFinding = -1;
 };
 
 } // namespace rs

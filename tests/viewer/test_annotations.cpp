@@ -100,6 +100,7 @@ private Q_SLOTS:
     void modelFollowsStoreAndEditsUndo();
     void hitTest_data();
     void hitTest();
+    void markersHitByTheirBadge();
     void paintPutsInkWhereAnnotationsAre();
     void vectorOutputKeepsTextAsText();
 };
@@ -392,6 +393,59 @@ void TestAnnotations::hitTest()
     const auto [hitId, hitPart] = AnnotationPainter::hitTest(point, knownAnnotations(), knownGeometry());
     QCOMPARE(quint64(hitId), id);
     QCOMPARE(int(hitPart), part);
+}
+
+void TestAnnotations::markersHitByTheirBadge()
+{
+    // Numbered markers (the timeline's findings) sit in their rank's marker row, above the band:
+    // the badge grabs the annotation (Body), a marked range keeps its edges (Start/End), and the
+    // line a marked moment drops down the band leaves the data under it clickable.
+    AnnotationGeometry g = knownGeometry();
+    g.markerRow = [](RankId r) -> std::optional<QRectF> {
+        return r == 1 ? std::optional<QRectF>(QRectF(100, 180, 1000, 20)) : std::nullopt;
+    };
+    Annotation moment = findingNote("oom|1|300000", 300000, QStringLiteral("rank 1 ran out of memory"));
+    moment.id = 7;
+    moment.rank = moment.endRank = 1;
+    Annotation range = moment;
+    range.id = 8;
+    range.kind = Annotation::Kind::Range;
+    range.findingKey = "spike|1|700000";
+    range.time = 700000;
+    range.endTime = 900000;
+    const std::vector<Annotation> v{moment, range};
+    AnnotationStyle style;
+    style.findings = FindingStyle::NumberedMarker;
+    style.number = [](const Annotation &a) { return a.id == 7 ? 3 : 12; };
+    using P = AnnotationPainter::Part;
+    // (id, part) as plain numbers, so a failure prints both.
+    const auto hit = [&](QPointF p) {
+        const auto [id, part] = AnnotationPainter::hitTest(p, v, g, style);
+        return std::pair<quint64, int>(id, int(part));
+    };
+    QCOMPARE(hit({400, 190}), (std::pair<quint64, int>(7, int(P::Body))));  // ③ centred on its moment
+    QCOMPARE(hit({800, 190}), (std::pair<quint64, int>(8, int(P::Body))));  // ⑫ at the range's start
+    QCOMPARE(hit({400, 300}).first, quint64(0));                             // the moment's line
+    QCOMPARE(hit({801, 300}), (std::pair<quint64, int>(8, int(P::Start)))); // the range's edge
+    QCOMPARE(hit({999, 300}), (std::pair<quint64, int>(8, int(P::End))));
+    // The same annotations as callouts (the default style) are grabbed by their pin instead.
+    QCOMPARE(AnnotationPainter::hitTest({403, 204}, v, g).first, std::uint64_t(7));
+    QCOMPARE(AnnotationPainter::hitTest({400, 190}, v, g).first, std::uint64_t(0));
+
+    // Drawn: the badge in the row in the finding's colour, nothing of that colour down the band.
+    QImage img(1200, 400, QImage::Format_ARGB32_Premultiplied);
+    img.fill(Qt::white);
+    {
+        QPainter p(&img);
+        AnnotationPainter::paint(p, v, g, 7, 0, style);
+    }
+    const QColor red(0xc9, 0x1d, 0x2e);
+    auto close = [&red](const QColor &c) {
+        return std::abs(c.red() - red.red()) + std::abs(c.green() - red.green()) + std::abs(c.blue() - red.blue()) < 40;
+    };
+    QVERIFY2(close(img.pixelColor(394, 190)), qPrintable(img.pixelColor(394, 190).name()));
+    for (int y = 205; y < 400; ++y)
+        QVERIFY2(!close(img.pixelColor(400, y)), qPrintable(QString::number(y)));
 }
 
 void TestAnnotations::paintPutsInkWhereAnnotationsAre()

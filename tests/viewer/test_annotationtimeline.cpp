@@ -1,12 +1,15 @@
 // Annotations on the live timeline: drawn over the rank groups and their memory charts, created
 // with Shift+drag, moved by dragging (one undo step per drag), deleted with the Delete key, and
-// the Annotations panel's actions, selection and jumps.
+// the Annotations panel's actions, selection and jumps. Findings are numbered badges on the header
+// rows, numbered like the findings panel, selected and moved through their badge.
 
 #include "testsession.h"
 
 #include "annotations/annotationmodel.h"
 #include "annotations/annotationspanel.h"
 #include "annotations/annotationstore.h"
+#include "models/findingsmodel.h"
+#include "panels/findingspanel.h"
 #include "timeline/annotationoverlay.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/timelineview.h"
@@ -63,6 +66,7 @@ private Q_SLOTS:
     void draggingMovesNoteAndUndoes();
     void deleteKeyTakesOnlySelectedAnnotation();
     void panelActionsAndSelection();
+    void findingsAreNumberedBadgesOnHeaders();
 
 private:
     // x in group (and viewport) coordinates of time `t`: 10 ns per pixel from kBase + 1000.
@@ -339,6 +343,128 @@ void TestAnnotationTimeline::panelActionsAndSelection()
     QCOMPARE(panel.proxy()->rowCount(), 2);
     m_store->undoStack()->undo();
     QCOMPARE(panel.proxy()->rowCount(), 3);
+}
+
+void TestAnnotationTimeline::findingsAreNumberedBadgesOnHeaders()
+{
+    // Three findings of an analysis, as the analysis orders them: a high moment on rank 0 (over its
+    // memory chart), a medium range on rank 0 and a low one of ranks 0 and 1 (job-wide).
+    auto result = std::make_shared<AnalysisResult>();
+    auto finding = [](std::string id, Severity s, std::vector<RankId> ranks, TimeNs t, std::optional<TimeNs> end) {
+        Finding f;
+        f.id = std::move(id);
+        f.severity = s;
+        f.ranks = std::move(ranks);
+        f.timeNs = t;
+        f.endNs = end;
+        f.title = "the full title of " + f.id + ", longer than any callout would show on the lanes";
+        return f;
+    };
+    result->findings = {finding("oom", Severity::High, {0}, kBase + 6000, std::nullopt),
+                        finding("spike", Severity::Medium, {0}, kBase + 2000, kBase + 4000),
+                        finding("desync", Severity::Low, {0, 1}, kBase + 8500, std::nullopt)};
+    m_view->setAnalysis(result);
+    m_store->setFindingAnnotations(annotationsFromFindings(*result));
+    QTest::qWait(30);
+    AnnotationOverlay *overlay = m_view->annotationOverlay();
+    const std::vector<Annotation> shown = m_store->visibleAnnotations();
+    QCOMPARE(shown.size(), std::size_t(3));
+
+    // Each badge carries the number of its finding's row in the findings panel.
+    FindingsModel model;
+    model.setResult(result);
+    for (const Annotation &a : shown) {
+        int row = -1;
+        for (int r = 0; r < model.rowCount(); ++r)
+            if (findingKey(*model.finding(r)) == a.findingKey)
+                row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(overlay->findingNumberOf(a), model.index(row, FindingsModel::NumberColumn).data(FindingsModel::NumberRole).toInt());
+        QCOMPARE(model.index(row, FindingsModel::NumberColumn).data().toString(), QString::number(row + 1));
+    }
+
+    // Drawn as badges in the severity colour on the header row at the finding's moment (a range's
+    // start), and not over rank 0's memory chart: the title is no callout there.
+    RankGroupWidget *g0 = m_view->rankGroup(0);
+    const Lane &header = g0->layout().lanes().front();
+    const Lane *memory = g0->layout().memoryLane();
+    QVERIFY(header.kind == Lane::Kind::Header && memory);
+    const QImage img = m_view->grab().toImage();
+    img.save(QStringLiteral("/tmp/ann/finding_markers.png"));
+    auto pixel = [&](QPoint p) { return img.pixelColor(g0->mapTo(m_view, p)); };
+    auto near = [](const QColor &c, const QColor &want) {
+        return std::abs(c.red() - want.red()) + std::abs(c.green() - want.green()) + std::abs(c.blue() - want.blue()) < 45;
+    };
+    // Solid severity colour within a badge's half-width of the moment, leaving out the 2 px around
+    // it where a range's dashed edge (which stays, like its faint wash) runs down the band.
+    auto inkNear = [&](TimeNs t, int top, int bottom, const QColor &want) {
+        for (int y = top; y < bottom; ++y)
+            for (int dx = -9; dx <= 9; ++dx)
+                if (std::abs(dx) > 2 && near(pixel(QPoint(xOf(t) + dx, y)), want))
+                    return true;
+        return false;
+    };
+    const int headerTop = header.top, headerBottom = header.top + header.height;
+    for (const Finding &f : result->findings) {
+        const QColor color = FindingsModel::severityColor(f.severity);
+        QVERIFY2(inkNear(*f.timeNs, headerTop, headerBottom, color), f.id.c_str());
+        QVERIFY2(!inkNear(*f.timeNs, memory->top, memory->top + memory->height, color), f.id.c_str());
+    }
+    // The range keeps its dashed edge across the memory chart.
+    bool edge = false;
+    for (int y = memory->top; y < memory->top + memory->height && !edge; ++y)
+        for (int dx = -1; dx <= 1 && !edge; ++dx)
+            edge = near(pixel(QPoint(xOf(kBase + 2000) + dx, y)), FindingsModel::severityColor(Severity::Medium));
+    QVERIFY2(edge, "the finding range's edge is gone");
+    QVERIFY(m_store->find(shown.front().id)->text.contains(QStringLiteral("longer than any callout")));
+
+    // The badge is what the mouse takes: hovering names the finding in full, a press on the
+    // memory chart under the moment is not taken by the finding.
+    const AnnotationGeometry geo = overlay->geometryForPainting();
+    const std::optional<QRectF> row0 = geo.markerRow(0);
+    QVERIFY(row0);
+    const double rowY = row0->center().y();
+    QCOMPARE(rowY, QRectF(g0->mapTo(m_view->viewport(), QPoint(0, header.top)), QSizeF(1, header.height)).center().y());
+    const Annotation &oom = *std::find_if(shown.begin(), shown.end(), [](const Annotation &a) { return a.findingKey.starts_with("oom"); });
+    const Annotation &spike = *std::find_if(shown.begin(), shown.end(), [](const Annotation &a) { return a.findingKey.starts_with("spike"); });
+    const QPoint oomBadge = g0->mapFrom(m_view->viewport(), QPointF(geo.x(oom.time), rowY).toPoint());
+    QCOMPARE(AnnotationPainter::hitTest(QPointF(geo.x(oom.time), rowY), shown, geo, overlay->style()).first, oom.id);
+    const QPoint onChart(xOf(oom.time), memory->top + memory->height / 2);
+    QCOMPARE(AnnotationPainter::hitTest(g0->mapTo(m_view->viewport(), onChart), shown, geo, overlay->style()).first, std::uint64_t(0));
+    sendMouse(g0, QEvent::MouseMove, oomBadge, Qt::NoButton, Qt::NoButton);
+    QCOMPARE(overlay->hoveredId(), oom.id);
+    const QString tip = overlay->toolTipFor(oom.id);
+    QVERIFY2(tip.contains(QStringLiteral("High")) && tip.contains(QStringLiteral("longer than any callout would show")), qPrintable(tip));
+    QVERIFY(overlay->toolTipFor(0).isEmpty());
+
+    // Dragging the range's badge moves the whole range (one undo step); the view does not pan.
+    const TimeRange view = m_state->visibleRange();
+    const QPoint spikeBadge = g0->mapFrom(m_view->viewport(), QPointF(geo.x(spike.time), rowY).toPoint());
+    drag(g0, spikeBadge, spikeBadge + QPoint(100, 0));
+    QCOMPARE(m_state->visibleRange(), view);
+    QVERIFY2(std::abs(m_store->find(spike.id)->time - (kBase + 3000)) <= 10, qPrintable(QString::number(m_store->find(spike.id)->time - kBase)));
+    QVERIFY(std::abs(m_store->find(spike.id)->endTime - (kBase + 5000)) <= 10);
+    QCOMPARE(m_state->selectedFinding(), -1); // a drag is not a click
+    m_store->undoStack()->undo();
+    QCOMPARE(m_store->find(spike.id)->time, kBase + 2000);
+
+    // A click on a badge selects the annotation and, like a click in the findings panel, the
+    // finding: the panel's row, the highlight of its ranks and the window around it.
+    FindingsPanel panel(m_state);
+    panel.setResult(result);
+    sendMouse(g0, QEvent::MouseButtonPress, oomBadge, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(g0, QEvent::MouseButtonRelease, oomBadge, Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(m_store->selectedId(), oom.id);
+    QCOMPARE(m_state->selectedFinding(), 0);
+    QCOMPARE(panel.currentFinding(), 0);
+    QCOMPARE(panel.tree()->currentIndex().data(FindingsModel::NumberRole).toInt(), overlay->findingNumberOf(oom));
+    QCOMPARE(m_state->highlight().ranks, std::vector<RankId>{0});
+    QVERIFY(m_state->visibleRange().contains(kBase + 6000));
+
+    // Without the analysis (a session file reopened before it ran) findings keep their callouts.
+    m_view->setAnalysis(nullptr);
+    QCOMPARE(overlay->findingNumberOf(oom), 0);
+    QVERIFY(overlay->toolTipFor(oom.id).isEmpty());
 }
 
 QTEST_MAIN(TestAnnotationTimeline)

@@ -1,6 +1,7 @@
 // The analysis in the viewer: the findings tree orders by severity then time, carries evidence and
 // fix rows and filters; selecting a finding moves the shared ViewState (window, highlight, rank);
 // the clock offsets panel shows methods and emits the user's overrides; offsets move what is drawn.
+#include "annotations/annotation.h"
 #include "models/findingsfiltermodel.h"
 #include "models/findingsmodel.h"
 #include "panels/clockoffsetspanel.h"
@@ -71,8 +72,10 @@ class TestFindings : public QObject
 private Q_SLOTS:
     void modelOrdersBySeverityThenTime();
     void modelHasEvidenceAndFixChildren();
+    void numberColumnMatchesMarkers();
     void filterBySeverityAndText();
     void selectingAFindingMovesTheView();
+    void findingPickedElsewhereIsSelected();
     void evidenceJumpsToItsTime();
     void offsetsPanelShowsMethods();
     void editingAnOffsetEmitsOverrides();
@@ -122,6 +125,45 @@ void TestFindings::modelHasEvidenceAndFixChildren()
     QCOMPARE(fix.data(FindingsModel::RowKindRole).toInt(), static_cast<int>(FindingsModel::RowKind::Fix));
     QCOMPARE(fix.data(FindingsModel::TextRole).toString(), QStringLiteral("fix for oom"));
     QCOMPARE(model.rowCount(first), 0);
+}
+
+void TestFindings::numberColumnMatchesMarkers()
+{
+    // The "#" column is the number the finding's marker carries on the timeline and its badge in a
+    // figure (findingNumbers()): row + 1, even for a result that is out of order like this one.
+    FindingsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto result = makeResult();
+    model.setResult(result);
+    QCOMPARE(FindingsModel::NumberColumn, 0);
+    QCOMPARE(model.headerData(FindingsModel::NumberColumn, Qt::Horizontal).toString(), QStringLiteral("#"));
+    const FindingNumbers numbers = findingNumbers(*result);
+    const std::vector<Annotation> annotations = annotationsFromFindings(*result);
+    QCOMPARE(annotations.size(), std::size_t(3)); // driver-mismatch has no time
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const QModelIndex index = model.index(row, FindingsModel::NumberColumn);
+        QCOMPARE(index.data().toString(), QString::number(row + 1));
+        QCOMPARE(index.data(FindingsModel::NumberRole).toInt(), row + 1);
+        const Finding &f = result->findings[static_cast<std::size_t>(index.data(FindingsModel::FindingIndexRole).toInt())];
+        QCOMPARE(numbers.at(findingKey(f)), row + 1);
+        for (const Annotation &a : annotations)
+            if (a.findingKey == findingKey(f))
+                QCOMPARE(findingNumber(numbers, a), row + 1);
+        // Child rows carry their finding's number, and keep their text in the first column.
+        const QModelIndex parent = model.index(row, 0);
+        for (int c = 0; c < model.rowCount(parent); ++c) {
+            QCOMPARE(model.index(c, 0, parent).data(FindingsModel::NumberRole).toInt(), row + 1);
+            QVERIFY(!model.index(c, 0, parent).data().toString().isEmpty());
+            QVERIFY(!model.index(c, FindingsModel::NumberColumn + 1, parent).data().isValid());
+        }
+    }
+    QCOMPARE(findingOrder(*result), (std::vector<int>{3, 1, 0, 2}));
+    Annotation user = annotations.front();
+    user.origin = Annotation::Origin::User;
+    QCOMPARE(findingNumber(numbers, user), 0); // a user annotation has no number
+    Annotation stale = annotations.front();
+    stale.findingKey = "gone|1|5";
+    QCOMPARE(findingNumber(numbers, stale), 0); // nor one whose finding the analysis dropped
 }
 
 void TestFindings::filterBySeverityAndText()
@@ -181,6 +223,31 @@ void TestFindings::selectingAFindingMovesTheView()
     panel.selectFinding(0);                    // medium
     QCOMPARE(panel.currentFinding(), 0);
     panel.setResult(nullptr);
+    QVERIFY(state.highlight().isNone());
+}
+
+void TestFindings::findingPickedElsewhereIsSelected()
+{
+    // A click on a finding's marker on the timeline sets ViewState::selectedFinding: the panel
+    // selects that finding as if it was clicked there (row, details, highlight, window), and its
+    // own selection is mirrored back.
+    ViewState state;
+    state.setFullRange({0, 100 * kSec});
+    FindingsPanel panel(&state);
+    panel.setResult(makeResult());
+    QCOMPARE(state.selectedFinding(), -1);
+    state.setSelectedFinding(1); // collective-desync, row 2
+    QCOMPARE(panel.currentFinding(), 1);
+    QCOMPARE(panel.tree()->currentIndex().data(FindingsModel::NumberRole).toInt(), 2);
+    QCOMPARE(state.highlight().ranks, (std::vector<RankId>{0, 1, 3}));
+    QVERIFY(state.visibleRange().begin < 40 * kSec && state.visibleRange().end > 60 * kSec);
+    QVERIFY(panel.detailsView()->toPlainText().contains(QStringLiteral("#2 HIGH")));
+    panel.selectFinding(3);
+    QCOMPARE(state.selectedFinding(), 3);
+    // A new session clears it, and the panel's selection with it.
+    state.setFullRange({0, 50 * kSec});
+    QCOMPARE(state.selectedFinding(), -1);
+    QCOMPARE(panel.currentFinding(), -1);
     QVERIFY(state.highlight().isNone());
 }
 

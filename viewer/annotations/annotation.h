@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rs {
@@ -52,6 +53,23 @@ struct Annotation {
 /// A stable key for a finding of an analysis: "id|ranks|time", the same across re-analyses of the
 /// same inputs, so annotations made from findings are recognised after a session is reopened.
 std::string findingKey(const Finding &finding);
+
+/// The findings of `result` in reading order, as indices into result.findings: most severe first,
+/// then earliest, findings without a time last, ties in the result's order. The analysis returns
+/// them so already; the order is applied anyway so a result from elsewhere reads the same.
+std::vector<int> findingOrder(const AnalysisResult &result);
+
+/// findingKey → number of each finding of a result.
+using FindingNumbers = std::unordered_map<std::string, int>;
+/// The number of every finding of `result`: its 1-based place in findingOrder() (the index in
+/// AnalysisResult::findings + 1 for the analysis' own results). The one numbering of the timeline's
+/// finding markers, the findings panel's "#" column and an exported figure's badges and list, so
+/// "③ on the timeline" is row 3 of the panel and ③ of the figure. Findings share a key only when
+/// they are the same finding; the first keeps the key.
+FindingNumbers findingNumbers(const AnalysisResult &result);
+/// The number of the finding `annotation` was made from; 0 for a user annotation or one whose
+/// finding `numbers` does not have (the analysis no longer reports it).
+int findingNumber(const FindingNumbers &numbers, const Annotation &annotation);
 
 /// One annotation per finding that has a time: a Range when the finding names an end, else a Note;
 /// on the finding's rank when it names exactly one, else job-wide. Coloured by severity, text

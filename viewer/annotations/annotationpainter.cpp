@@ -146,10 +146,20 @@ std::vector<Placed> place(const std::vector<Annotation> &annotations, const Anno
             return g.area;
         return g.rankBand ? g.rankBand(rank) : std::nullopt;
     };
-    // Labels of ranges first (they sit on the band's top edge), then callouts stack below them.
-    for (int pass = 0; pass < 3; ++pass) {
-        for (const Annotation &a : annotations) {
-            const int wanted = a.kind == Annotation::Kind::Range ? 0 : a.kind == Annotation::Kind::Arrow ? 1 : 2;
+    // Numbered markers first, by number, so badges that line up at one moment read ①②③; then
+    // labels of ranges (they sit on the band's top edge), then callouts stack below them.
+    std::vector<std::pair<int, const Annotation *>> order; // (number, annotation); 0: not a marker
+    order.reserve(annotations.size());
+    for (const Annotation &a : annotations) {
+        const bool marker = a.origin == Annotation::Origin::Finding && style.findings == FindingStyle::NumberedMarker
+            && style.number && a.kind != Annotation::Kind::Arrow;
+        order.emplace_back(marker ? std::max(0, style.number(a)) : 0, &a);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto &l, const auto &r) { return l.first > 0 && (r.first == 0 || l.first < r.first); });
+    for (int pass = 0; pass < 4; ++pass) {
+        for (const auto &[number, annotation] : order) {
+            const Annotation &a = *annotation;
+            const int wanted = number > 0 ? 0 : a.kind == Annotation::Kind::Range ? 1 : a.kind == Annotation::Kind::Arrow ? 2 : 3;
             if (wanted != pass)
                 continue;
             const auto band = bandOf(a.rank);
@@ -158,9 +168,7 @@ std::vector<Placed> place(const std::vector<Annotation> &annotations, const Anno
             Placed p;
             p.a = &a;
             p.band = *band;
-            if (a.origin == Annotation::Origin::Finding && style.findings == FindingStyle::NumberedMarker && style.number
-                && a.kind != Annotation::Kind::Arrow)
-                p.number = std::max(0, style.number(a));
+            p.number = number;
             if (p.number > 0) {
                 // A badge at the moment (a range's start) in the rank's marker row, or on the band's
                 // top edge without one; several at one moment line up along the row (down the band).
@@ -393,20 +401,26 @@ void paintRange(QPainter &p, const Placed &pl, const QColor &color, bool finding
 // A finding as a numbered marker: the range's wash and dashed edges or the moment's faint line
 // down the band (the badge comes later, over every wash and line); its title and fix are in the
 // figure's findings list.
-void paintMarker(QPainter &p, const Placed &pl, const QColor &color)
+void paintMarker(QPainter &p, const Placed &pl, const QColor &color, bool selected, bool hovered)
 {
     const double x0 = pl.from.x(), x1 = pl.to.x();
     QColor faint = color;
     faint.setAlphaF(0.55f);
     if (pl.a->isRange()) {
         QColor wash = color;
-        wash.setAlphaF(0.11f);
+        wash.setAlphaF(selected ? 0.20f : hovered ? 0.16f : 0.11f);
         p.fillRect(QRectF(QPointF(x0, pl.band.top()), QPointF(std::max(x1, x0 + 1), pl.band.bottom())), wash);
         QColor edge = color;
         edge.setAlphaF(0.85f);
-        p.setPen(QPen(edge, 1.0, Qt::DashLine, Qt::FlatCap));
+        p.setPen(QPen(edge, selected ? 2.0 : 1.0, Qt::DashLine, Qt::FlatCap));
         p.drawLine(QPointF(pixelCentre(x0), pl.band.top()), QPointF(pixelCentre(x0), pl.band.bottom()));
         p.drawLine(QPointF(pixelCentre(x1), pl.band.top()), QPointF(pixelCentre(x1), pl.band.bottom()));
+        if (selected) {
+            // The ends can be dragged like a user range's (hitTest grabs a range's edges).
+            const double y = std::clamp(pl.band.center().y(), pl.band.top() + kHandle, pl.band.bottom() - kHandle);
+            paintHandle(p, QPointF(x0, y), color, false);
+            paintHandle(p, QPointF(x1, y), color, false);
+        }
     } else {
         p.setPen(QPen(faint, 1, Qt::DashLine));
         const double x = pixelCentre(x0);
@@ -418,6 +432,17 @@ void paintMarker(QPainter &p, const Placed &pl, const QColor &color)
         p.setPen(QPen(faint, 1));
         p.drawLine(QPointF(x0, y), QPointF(x0 < pl.marker.left() ? pl.marker.left() : pl.marker.right(), y));
     }
+}
+
+// The area a paint call draws into (and a hit can land in): the data area, and the job-wide marker
+// row when it lies outside it.
+QRectF paintedArea(const AnnotationGeometry &geometry, const AnnotationStyle &style)
+{
+    QRectF area = geometry.area;
+    if (style.findings == FindingStyle::NumberedMarker && geometry.markerRow)
+        if (const std::optional<QRectF> jobRow = geometry.markerRow(kNoRank))
+            area = area.united(*jobRow);
+    return area;
 }
 
 } // namespace
@@ -454,11 +479,7 @@ void AnnotationPainter::paint(QPainter &painter, const std::vector<Annotation> &
         return;
     painter.save();
     // The job-wide marker row may lie outside the area (a figure's strip above the ranks).
-    QRectF clip = geometry.area;
-    if (style.findings == FindingStyle::NumberedMarker && geometry.markerRow)
-        if (const std::optional<QRectF> jobRow = geometry.markerRow(kNoRank))
-            clip = clip.united(*jobRow);
-    painter.setClipRect(clip, painter.hasClipping() ? Qt::IntersectClip : Qt::ReplaceClip);
+    painter.setClipRect(paintedArea(geometry, style), painter.hasClipping() ? Qt::IntersectClip : Qt::ReplaceClip);
     painter.setRenderHint(QPainter::Antialiasing, true);
     painter.setRenderHint(QPainter::TextAntialiasing, true);
     const QFont font = annotationFont();
@@ -467,13 +488,13 @@ void AnnotationPainter::paint(QPainter &painter, const std::vector<Annotation> &
     for (const Placed &pl : placed) {
         const Annotation &a = *pl.a;
         const QColor color = a.effectiveColor();
-        if (pl.number > 0) {
-            paintMarker(painter, pl, color);
-            continue;
-        }
         const bool finding = a.origin == Annotation::Origin::Finding;
         const bool selected = a.id != 0 && a.id == selectedId;
         const bool hovered = a.id != 0 && a.id == hoveredId;
+        if (pl.number > 0) {
+            paintMarker(painter, pl, color, selected, hovered);
+            continue;
+        }
         switch (a.kind) {
         case Annotation::Kind::Note: paintNote(painter, pl, color, finding, selected, hovered); break;
         case Annotation::Kind::Arrow: paintArrow(painter, pl, color, selected, hovered); break;
@@ -481,21 +502,39 @@ void AnnotationPainter::paint(QPainter &painter, const std::vector<Annotation> &
         }
     }
     // Badges last: a range's wash or edge painted after a badge at the same moment would veil it.
-    for (const Placed &pl : placed)
-        if (pl.number > 0)
-            paintNumberBadge(painter, pl.marker.center(), pl.number, pl.a->effectiveColor());
+    for (const Placed &pl : placed) {
+        if (pl.number <= 0)
+            continue;
+        paintNumberBadge(painter, pl.marker.center(), pl.number, pl.a->effectiveColor());
+        const bool selected = pl.a->id != 0 && pl.a->id == selectedId;
+        if (selected || (pl.a->id != 0 && pl.a->id == hoveredId)) {
+            // A ring around the badge, like the heavier outline of a selected callout.
+            painter.setPen(QPen(selected ? kText : pl.a->effectiveColor(), selected ? 1.6 : 1.2));
+            painter.setBrush(Qt::NoBrush);
+            const QRectF ring = pl.marker.adjusted(-2.5, -2.5, 2.5, 2.5);
+            painter.drawRoundedRect(ring, std::min(ring.width(), ring.height()) / 2, ring.height() / 2);
+        }
+    }
     painter.restore();
 }
 
+
 std::pair<std::uint64_t, AnnotationPainter::Part> AnnotationPainter::hitTest(const QPointF &point, const std::vector<Annotation> &annotations,
-                                                                             const AnnotationGeometry &geometry)
+                                                                             const AnnotationGeometry &geometry, const AnnotationStyle &style)
 {
-    if (annotations.empty() || !geometry.x || !geometry.area.contains(point))
+    if (annotations.empty() || !geometry.x || !paintedArea(geometry, style).contains(point))
         return {0, Part::None};
-    const std::vector<Placed> placed = place(annotations, geometry, annotationFont(), {});
+    const std::vector<Placed> placed = place(annotations, geometry, annotationFont(), style);
+    // Badges are painted over everything else, so they are hit first; a little slack around them
+    // makes the small target easier to catch.
+    for (auto it = placed.rbegin(); it != placed.rend(); ++it)
+        if (it->number > 0 && it->marker.adjusted(-2, -2, 2, 2).contains(point))
+            return {it->a->id, Part::Body};
     for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
         const Placed &pl = *it;
         const Annotation &a = *pl.a;
+        if (pl.number > 0 && !a.isRange())
+            continue; // a marked moment is grabbed by its badge only: its line crosses the data
         switch (a.kind) {
         case Annotation::Kind::Note:
             if (pl.box.contains(point) || pl.flag.adjusted(-5, -2, 2, 4).contains(point))

@@ -38,11 +38,13 @@ struct AnnotationGeometry {
 
 /// How finding annotations (Origin::Finding) are drawn.
 enum class FindingStyle : std::uint8_t {
-    Callout,        ///< a diamond pin (note) or a dashed range with the title in a box: the screen
-    NumberedMarker, ///< a badge with the finding's number in its colour; the figure lists the text
+    Callout,        ///< a diamond pin (note) or a dashed range with the title in a box
+    NumberedMarker, ///< a badge with the finding's number in its colour (the screen and figures);
+                    ///< the findings panel, a tooltip or the figure's list has the text
 };
 
-/// Drawing choices of one AnnotationPainter::paint call; the default is the screen's.
+/// Drawing choices of one AnnotationPainter::paint call; the default draws every finding as a
+/// callout (the timeline and figures pass NumberedMarker with findingNumber()).
 struct AnnotationStyle {
     FindingStyle findings = FindingStyle::Callout;
     /// NumberedMarker: the number of a finding annotation (>= 1); 0 keeps that annotation's callout
@@ -68,9 +70,11 @@ public:
     /// The size paintNumberBadge() takes for `number`.
     static QSizeF numberBadgeSize(int number);
 
-    /// The topmost annotation under `point` and the part hit, or {0, Part::None}.
+    /// The topmost annotation under `point` and the part hit, or {0, Part::None}, for annotations
+    /// painted with `style`: a numbered marker's badge is its Body (a range's edges still grab its
+    /// ends); a marked moment has no other grip, so its line down the band leaves the data clickable.
     static std::pair<std::uint64_t, Part> hitTest(const QPointF &point, const std::vector<Annotation> &annotations,
-                                                   const AnnotationGeometry &geometry);
+                                                   const AnnotationGeometry &geometry, const AnnotationStyle &style = {});
 };
 
 } // namespace rs

@@ -91,23 +91,25 @@ FigureFindings::FigureFindings(const AnalysisResult *analysis, const FigureOptio
     // Timeless findings have no annotation to hide: they follow the timed ones. A view without any
     // finding annotation hid them as a group, unless there were none to show in the first place.
     const bool timeless = !annotated.empty() || !anyTimed;
-    int number = 0;
-    for (const Finding &f : analysis->findings) {
+    // Numbered as on screen and in the findings panel (findingNumbers()): a finding left out leaves
+    // a gap rather than renumbering the rest, so ③ here is ③ in the viewer and the report.
+    const FindingNumbers numbers = findingNumbers(*analysis);
+    for (const int index : findingOrder(*analysis)) {
+        const Finding &f = analysis->findings[static_cast<std::size_t>(index)];
         const std::string key = findingKey(f);
         const bool hasAnnotation = annotated.count(key) > 0;
         if (!hasAnnotation && !(timeless && !f.timeNs))
             continue;
-        m_entries.push_back({++number, &f, drawn.count(key) > 0});
-        m_numbers.emplace(key, number);
+        const int number = numbers.at(key);
+        if (!m_numbers.emplace(key, number).second)
+            continue; // the same finding twice: the first is listed
+        m_entries.push_back({number, &f, drawn.count(key) > 0});
     }
 }
 
 int FigureFindings::numberOf(const Annotation &annotation) const
 {
-    if (annotation.origin != Annotation::Origin::Finding)
-        return 0;
-    const auto it = m_numbers.find(annotation.findingKey);
-    return it != m_numbers.end() ? it->second : 0;
+    return findingNumber(m_numbers, annotation);
 }
 
 int FigureFindings::paint(QPainter &p, const QRect &r, const QFont &font, TimeNs origin, bool draw) const

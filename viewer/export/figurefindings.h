@@ -2,9 +2,9 @@
 // The "Findings" block of an exported figure, under the legend: one entry per finding the figure
 // shows, numbered like the markers that stand for the findings' annotations on the lanes, each with
 // its severity, full title, ranks, time relative to t = 0 and the fix, wrapped. On screen a finding
-// is a callout with its title and the findings panel has the rest; a figure pasted into a ticket
-// has neither, and callouts of findings at one moment pile up over the data, so the figure draws
-// small numbered markers and says everything here (FigureOptions::findings says what is listed).
+// is a numbered marker whose tooltip and the findings panel have the rest; a figure pasted into a
+// ticket has neither, so it says everything here (FigureOptions::findings says what is listed).
+// The numbers are the screen's (findingNumbers()), so a figure and the viewer agree.
 
 #include "figureoptions.h"
 
@@ -14,7 +14,6 @@
 #include <QString>
 
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -31,7 +30,7 @@ class FigureFindings
 
 public:
     struct Entry {
-        int number = 0;                  ///< 1, 2, … in the order of AnalysisResult::findings
+        int number = 0;                  ///< findingNumbers(): as on screen; gaps where a finding is not listed
         const Finding *finding = nullptr; ///< into the analysis given to the constructor
         bool marked = false;             ///< its annotation is drawn (a marker on the lanes)
     };
@@ -56,7 +55,7 @@ public:
 
 private:
     std::vector<Entry> m_entries;
-    std::map<std::string, int> m_numbers; // findingKey → number
+    FindingNumbers m_numbers; // findingKey → number, of the listed findings only
 };
 
 } // namespace rs

@@ -2,13 +2,13 @@
 
 #include <cmath>
 
+#include "annotations/annotation.h"
 #include "timeformat.h"
 
 #include <QPainter>
 #include <QPixmap>
 
 #include <algorithm>
-#include <limits>
 
 namespace rs {
 
@@ -33,20 +33,9 @@ void FindingsModel::setResult(std::shared_ptr<const AnalysisResult> result)
 {
     beginResetModel();
     m_result = std::move(result);
-    m_order.clear();
-    if (m_result) {
-        for (int i = 0; i < static_cast<int>(m_result->findings.size()); ++i)
-            m_order.push_back(i);
-        // The analyzer already orders them, but the panel promises the order, so it holds it.
-        const auto &f = m_result->findings;
-        std::stable_sort(m_order.begin(), m_order.end(), [&f](int a, int b) {
-            if (f[a].severity != f[b].severity)
-                return f[a].severity > f[b].severity;
-            const TimeNs ta = f[a].timeNs.value_or(std::numeric_limits<TimeNs>::max());
-            const TimeNs tb = f[b].timeNs.value_or(std::numeric_limits<TimeNs>::max());
-            return ta < tb;
-        });
-    }
+    // The analyzer already orders them, but the panel promises the order, so it holds it: the same
+    // order the findings' numbers count in, so row + 1 is the number.
+    m_order = m_result ? findingOrder(*m_result) : std::vector<int>();
     endResetModel();
 }
 
@@ -184,6 +173,7 @@ QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
+    case NumberColumn: return tr("#");
     case SeverityColumn: return tr("Severity");
     case TitleColumn: return tr("Finding");
     case RanksColumn: return tr("Ranks");
@@ -210,6 +200,7 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
+        case NumberColumn: return QString::number(row + 1);
         case SeverityColumn: return severityShortLabel(f->severity);
         case TitleColumn: return fromStd(f->title);
         case RanksColumn: return shortRanksText(f->ranks);
@@ -223,6 +214,7 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
         return column == SeverityColumn ? QVariant(severityColor(f->severity)) : QVariant();
     case Qt::ToolTipRole:
         switch (column) {
+        case NumberColumn: return tr("Finding %1: its marker on the timeline and its badge in exported figures carry this number").arg(row + 1);
         case SeverityColumn: return severityLabel(f->severity);
         case TitleColumn: return fromStd(f->title);
         case RanksColumn: return ranksText(f->ranks);
@@ -243,6 +235,7 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
     case PathRole: return QString();
     case LineRole: return qlonglong(-1);
     case TextRole: return fromStd(f->title);
+    case NumberRole: return row + 1;
     default: return {};
     }
 }
@@ -259,7 +252,7 @@ QVariant FindingsModel::childData(int parentRow, int row, int column, int role) 
     switch (role) {
     case Qt::DisplayRole:
         // The panel spans child rows over every column; the text lives in the first.
-        if (column != SeverityColumn)
+        if (column != NumberColumn)
             return {};
         return isFix ? tr("Fix: %1").arg(text) : text;
     case Qt::ToolTipRole:
@@ -284,6 +277,7 @@ QVariant FindingsModel::childData(int parentRow, int row, int column, int role) 
     case PathRole: return e ? fromStd(e->path) : QString();
     case LineRole: return e ? static_cast<qlonglong>(e->line) : qlonglong(-1);
     case TextRole: return text;
+    case NumberRole: return parentRow + 1;
     default: return {};
     }
 }

@@ -1,6 +1,6 @@
 #pragma once
-// The analysis' findings as a tree: one row per finding (severity, title, ranks, time, catalog id),
-// most severe first and, within a severity, earliest first; under each, its evidence lines and the
+// The analysis' findings as a tree: one row per finding (number, severity, title, ranks, time,
+// catalog id), most severe first and, within a severity, earliest first (findingOrder()); under each, its evidence lines and the
 // fix. Times are relative to the session start, like the ruler. The panel, the details text and the
 // tests all read it through the typed roles, so none of them depend on column layout.
 
@@ -19,7 +19,10 @@ class FindingsModel : public QAbstractItemModel
 {
     Q_OBJECT
 public:
-    enum Column { SeverityColumn, TitleColumn, RanksColumn, TimeColumn, IdColumn, ColumnCount };
+    /// NumberColumn: the finding's number (findingNumbers(): row + 1), the one its marker on the
+    /// timeline and its badge in an exported figure carry. It is first, so child rows, which span
+    /// every column, keep their text in column 0 whatever the layout.
+    enum Column { NumberColumn, SeverityColumn, TitleColumn, RanksColumn, TimeColumn, IdColumn, ColumnCount };
 
     /// What a row stands for.
     enum class RowKind { Finding, Evidence, Fix };
@@ -37,6 +40,7 @@ public:
         PathRole,          ///< evidence source path (QString), empty when derived
         LineRole,          ///< evidence 1-based line (qlonglong), -1 when none
         TextRole,          ///< title, evidence text or fix (QString), in full
+        NumberRole,        ///< the finding's number (int, from 1), also on child rows
     };
 
     explicit FindingsModel(QObject *parent = nullptr);

@@ -1,5 +1,6 @@
 #include "findingspanel.h"
 
+#include "annotations/annotationpainter.h"
 #include "models/findingsfiltermodel.h"
 #include "models/findingsmodel.h"
 #include "timeformat.h"
@@ -13,8 +14,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPainter>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyledItemDelegate>
 #include <QTextBrowser>
 #include <QTreeView>
 #include <QUrl>
@@ -44,6 +47,33 @@ bool samePath(const QString &a, const QString &b)
         return true;
     return a.endsWith(QLatin1Char('/') + b) || b.endsWith(QLatin1Char('/') + a);
 }
+
+// The "#" column draws a finding's number as the badge its marker carries on the timeline (and in
+// an exported figure), so the row of "③ on the timeline" is found by eye, not only by reading.
+class NumberBadgeDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        const int number = index.data(FindingsModel::NumberRole).toInt();
+        // Child rows span every column from this one: they are text, drawn as usual.
+        if (index.column() != FindingsModel::NumberColumn || index.parent().isValid() || number <= 0) {
+            QStyledItemDelegate::paint(painter, option, index);
+            return;
+        }
+        QStyleOptionViewItem opt(option);
+        initStyleOption(&opt, index);
+        opt.text.clear(); // the background and selection only; the badge says the number
+        const QWidget *widget = opt.widget;
+        (widget ? widget->style() : QApplication::style())->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+        const auto severity = static_cast<Severity>(index.data(FindingsModel::SeverityRole).toInt());
+        const QSizeF size = AnnotationPainter::numberBadgeSize(number);
+        const QPointF centre(opt.rect.left() + 2 + size.width() / 2, opt.rect.center().y() + 0.5);
+        AnnotationPainter::paintNumberBadge(*painter, centre, number, FindingsModel::severityColor(severity));
+    }
+};
 
 } // namespace
 
@@ -84,15 +114,18 @@ FindingsPanel::FindingsPanel(ViewState *state, QWidget *parent)
     QHeaderView *h = m_tree->header();
     h->setStretchLastSection(false);
     h->setSectionResizeMode(FindingsModel::TitleColumn, QHeaderView::Stretch);
-    // Compact fixed columns (icon + short severity, "r0,1,3", "+63.6 s"); the title takes the rest.
-    for (int c : {FindingsModel::SeverityColumn, FindingsModel::RanksColumn, FindingsModel::TimeColumn})
+    // Compact fixed columns (number badge, icon + short severity, "r0,1,3", "+63.6 s"); the title
+    // takes the rest.
+    for (int c : {FindingsModel::NumberColumn, FindingsModel::SeverityColumn, FindingsModel::RanksColumn, FindingsModel::TimeColumn})
         h->setSectionResizeMode(c, QHeaderView::Interactive);
-    h->resizeSection(FindingsModel::SeverityColumn, 88); // expand arrow + icon + "Med"
+    h->resizeSection(FindingsModel::NumberColumn, 50);   // expand arrow + a two-digit badge
+    h->resizeSection(FindingsModel::SeverityColumn, 66); // icon + "Med"
     h->resizeSection(FindingsModel::RanksColumn, 60);
     h->resizeSection(FindingsModel::TimeColumn, 62);
     h->resizeSection(FindingsModel::IdColumn, 150);
     // The id is in the details text; the tree keeps its width for the title.
     m_tree->setColumnHidden(FindingsModel::IdColumn, true);
+    m_tree->setItemDelegateForColumn(FindingsModel::NumberColumn, new NumberBadgeDelegate(m_tree));
 
     m_details = new QTextBrowser;
     m_details->setOpenLinks(false);
@@ -141,6 +174,15 @@ FindingsPanel::FindingsPanel(ViewState *state, QWidget *parent)
         m_model->setOrigin(r.begin);
         renderDetails();
     });
+    // A finding picked elsewhere (its marker on the timeline) is selected here as if clicked.
+    connect(m_state, &ViewState::selectedFindingChanged, this, [this](int findingIndex) {
+        if (findingIndex == m_current)
+            return;
+        if (findingIndex < 0)
+            m_tree->setCurrentIndex({});
+        else
+            selectFinding(findingIndex);
+    });
     setResult(nullptr);
 }
 
@@ -179,6 +221,7 @@ void FindingsPanel::setResult(std::shared_ptr<const AnalysisResult> result)
         }
     }
     m_state->clearHighlight();
+    m_state->setSelectedFinding(-1);
     renderDetails();
     Q_EMIT currentFindingChanged(-1);
 }
@@ -264,6 +307,7 @@ void FindingsPanel::currentChanged(const QModelIndex &current)
     if (finding == m_current)
         return;
     m_current = finding;
+    m_state->setSelectedFinding(finding);
     if (!m_restoring)
         showFinding(finding, true);
     renderDetails();
@@ -372,9 +416,11 @@ void FindingsPanel::renderDetails()
     }
     const TimeNs origin = m_state->fullRange().begin;
     const QString color = FindingsModel::severityColor(f->severity).name();
-    QString out = QStringLiteral("<p style='margin:0'><span style='color:%1; font-weight:600'>%2</span>"
-                                 " <span class='muted'>· %3</span></p>")
-                      .arg(color, FindingsModel::severityLabel(f->severity).toUpper(), html(f->id));
+    const QModelIndex row = m_model->indexOfFinding(m_current);
+    QString out = QStringLiteral("<p style='margin:0'><span style='color:%1; font-weight:600'>#%2 %3</span>"
+                                 " <span class='muted'>· %4</span></p>")
+                      .arg(color, QString::number(row.data(FindingsModel::NumberRole).toInt()),
+                           FindingsModel::severityLabel(f->severity).toUpper(), html(f->id));
     out += QStringLiteral("<p style='font-size:large; font-weight:600; margin:4px 0'>%1</p>").arg(html(f->title));
     QString where = FindingsModel::ranksText(f->ranks).toHtmlEscaped();
     if (f->timeNs) {

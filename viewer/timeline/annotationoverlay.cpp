@@ -2,6 +2,7 @@
 
 #include "annotations/annotationdialog.h"
 #include "annotations/annotationstore.h"
+#include "models/findingsmodel.h"
 #include "rankgroupwidget.h"
 #include "timelineview.h"
 
@@ -74,7 +75,76 @@ AnnotationGeometry AnnotationOverlay::geometryForPainting() const
         return QRectF(left, origin.y() + top, group->width() - left, std::max(1, bottom - top));
     };
     g.area = QRectF(m_view->gutterWidth(), 0, std::max(0, width() - m_view->gutterWidth()), height());
+    // Finding markers sit on the header row (name and summary on the left, no data): a rank's on
+    // its own group's, job-wide ones on the first group whose header is wholly in view, so they
+    // stay in sight while scrolling through many ranks.
+    const double viewportHeight = height();
+    g.markerRow = [view, viewport, viewportHeight](RankId rank) -> std::optional<QRectF> {
+        auto header = [&](const RankGroupWidget *group) -> std::optional<QRectF> {
+            if (!group || group->isHidden() || group->layout().lanes().empty())
+                return std::nullopt;
+            const Lane &head = group->layout().lanes().front();
+            const QPoint origin = group->mapTo(viewport, QPoint(0, 0));
+            const double left = view->gutterWidth();
+            return QRectF(left, origin.y() + head.top, group->width() - left, head.height);
+        };
+        if (rank != kNoRank)
+            return header(view->rankGroup(rank));
+        for (const RankGroupWidget *group : view->rankGroups())
+            if (const auto row = header(group); row && row->top() >= 0 && row->bottom() <= viewportHeight)
+                return row;
+        return std::nullopt;
+    };
     return g;
+}
+
+const AnnotationOverlay::Numbering &AnnotationOverlay::numbering() const
+{
+    std::shared_ptr<const AnalysisResult> analysis = m_view->analysis();
+    if (analysis != m_numbering.analysis) {
+        m_numbering.numbers = analysis ? findingNumbers(*analysis) : FindingNumbers();
+        m_numbering.order = analysis ? findingOrder(*analysis) : std::vector<int>();
+        m_numbering.analysis = std::move(analysis);
+    }
+    return m_numbering;
+}
+
+int AnnotationOverlay::findingNumberOf(const Annotation &a) const
+{
+    return findingNumber(numbering().numbers, a);
+}
+
+AnnotationStyle AnnotationOverlay::style() const
+{
+    AnnotationStyle style;
+    style.findings = FindingStyle::NumberedMarker;
+    style.number = [this](const Annotation &a) { return findingNumberOf(a); };
+    return style;
+}
+
+std::pair<const Finding *, int> AnnotationOverlay::findingOf(const Annotation &a) const
+{
+    const Numbering &n = numbering();
+    const int number = findingNumber(n.numbers, a);
+    if (number <= 0 || number > static_cast<int>(n.order.size()))
+        return {nullptr, -1};
+    const int index = n.order[static_cast<std::size_t>(number - 1)];
+    return {&n.analysis->findings[static_cast<std::size_t>(index)], index};
+}
+
+QString AnnotationOverlay::toolTipFor(std::uint64_t id) const
+{
+    const Annotation *a = m_store ? m_store->find(id) : nullptr;
+    const Finding *f = a ? findingOf(*a).first : nullptr;
+    if (!f)
+        return {};
+    QString tip = QStringLiteral("<b style='color:%1'>%2 &nbsp;%3</b><br>%4")
+                      .arg(FindingsModel::severityColor(f->severity).name(), QString::number(findingNumberOf(*a)),
+                           FindingsModel::severityLabel(f->severity), QString::fromStdString(f->title).toHtmlEscaped());
+    if (const QString title = QString::fromStdString(f->title); !a->text.isEmpty() && a->text != title)
+        tip += QStringLiteral("<br><i>%1</i>").arg(a->text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+    tip += QStringLiteral("<br><span style='color:#6b7280'>%1</span>").arg(tr("Click to select it in Findings, drag to move it."));
+    return tip;
 }
 
 RankId AnnotationOverlay::rankAt(double y) const
@@ -132,7 +202,7 @@ void AnnotationOverlay::paintEvent(QPaintEvent *)
     if (shown.empty())
         return;
     QPainter painter(this);
-    AnnotationPainter::paint(painter, shown, geometryForPainting(), m_store->selectedId(), m_hovered);
+    AnnotationPainter::paint(painter, shown, geometryForPainting(), m_store->selectedId(), m_hovered, style());
 }
 
 void AnnotationOverlay::setHovered(std::uint64_t id)
@@ -213,7 +283,7 @@ bool AnnotationOverlay::mousePress(RankGroupWidget *group, QMouseEvent *event)
     }
     if (event->button() != Qt::LeftButton)
         return false;
-    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting());
+    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting(), style());
     if (id != 0) {
         m_store->setSelectedId(id);
         m_dragOrigin = *m_store->find(id);
@@ -285,7 +355,15 @@ bool AnnotationOverlay::mouseMove(RankGroupWidget *group, QMouseEvent *event)
     }
     if (event->buttons() != Qt::NoButton)
         return false; // the group's own pan drag
-    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting());
+    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting(), style());
+    if (id != m_hovered) {
+        // A badge says only a number: the tooltip names the finding.
+        const QString tip = toolTipFor(id);
+        if (!tip.isEmpty())
+            QToolTip::showText(event->globalPosition().toPoint(), tip, group);
+        else if (!toolTipFor(m_hovered).isEmpty())
+            QToolTip::hideText();
+    }
     setHovered(id);
     updateCursor(group, part);
     return false;
@@ -300,6 +378,11 @@ bool AnnotationOverlay::mouseRelease(QMouseEvent *event)
     m_swallowRelease = false;
     if (m_mode == Mode::Drag) {
         m_store->endMove();
+        // A click (no drag) on a finding's marker selects the finding, as a click in the panel does.
+        if (const int index = findingOf(m_dragOrigin).second; !m_moved && index >= 0) {
+            m_mode = Mode::Idle;
+            m_view->viewState()->setSelectedFinding(index);
+        }
     } else if (m_mode == Mode::CreateRange) {
         const std::optional<Annotation> range = preview();
         m_mode = Mode::Idle;
@@ -314,7 +397,7 @@ bool AnnotationOverlay::mouseRelease(QMouseEvent *event)
 bool AnnotationOverlay::mouseDoubleClick(RankGroupWidget *group, QMouseEvent *event)
 {
     const QPointF pos = group->mapTo(m_view->viewport(), event->position().toPoint());
-    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting());
+    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting(), style());
     if (id == 0 || event->button() != Qt::LeftButton)
         return false;
     m_mode = Mode::Idle;
@@ -335,7 +418,7 @@ bool AnnotationOverlay::contextMenu(RankGroupWidget *group, QContextMenuEvent *e
     }
     const RankId rank = group->rank();
     const TimeNs time = timeAt(pos.x());
-    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting());
+    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting(), style());
     QMenu menu(this);
     if (id != 0) {
         m_store->setSelectedId(id);

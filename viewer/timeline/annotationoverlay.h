@@ -4,8 +4,20 @@
 // handles the mouse for them: it watches the rank groups' events and takes only the ones that are
 // about annotations (a press on one, Shift+drag, placing an arrow, the context menu), so panning,
 // selecting and the ruler cursor work as before everywhere else.
+//
+// Findings of the analysis are drawn as numbered badges (the number of findingNumbers(): the
+// findings panel's "#", the exported figure's) on their rank group's header row, job-wide ones on
+// the first header row in view, so they cover none of the curves and spans they are about; ranges
+// keep their shading and dashed edges. Hovering a badge tells the finding's severity and full title,
+// a click selects the finding as the findings panel does (ViewState::setSelectedFinding), a drag
+// moves it. A finding annotation whose text the user edited stays a badge too (its number keeps
+// matching the panel and the figure); the edited text is in its tooltip and the Annotations dock.
+// User annotations (and finding annotations the analysis no longer has) keep their callouts.
 
 #include "annotations/annotationpainter.h"
+
+#include <memory>
+#include <vector>
 
 #include <QPointer>
 #include <QWidget>
@@ -37,6 +49,13 @@ public:
     void watch(RankGroupWidget *group);
     /// Where things are on this widget (viewport coordinates), for painting and hit-testing.
     AnnotationGeometry geometryForPainting() const;
+    /// How annotations are drawn here: findings of the view's analysis as numbered markers.
+    AnnotationStyle style() const;
+    /// The number of the finding `a` was made from (findingNumber()), 0 when it has none.
+    int findingNumberOf(const Annotation &a) const;
+    /// The tooltip of annotation `id`: a finding marker's number, severity and full title (and the
+    /// user's text when it was edited); empty for anything else.
+    QString toolTipFor(std::uint64_t id) const;
     /// The annotation under the mouse, 0 for none.
     std::uint64_t hoveredId() const { return m_hovered; }
     /// True while "Add arrow from here" waits for the click on the arrow's head.
@@ -71,6 +90,16 @@ private:
     std::optional<Annotation> preview() const;
     void setHovered(std::uint64_t id);
     void updateCursor(RankGroupWidget *group, AnnotationPainter::Part part);
+    /// The finding of the view's analysis `a` was made from, and its index; {nullptr, -1} if none.
+    std::pair<const Finding *, int> findingOf(const Annotation &a) const;
+
+    // The numbering of the view's analysis, rebuilt when the view gets another one.
+    struct Numbering {
+        std::shared_ptr<const AnalysisResult> analysis; // held, so a new result never reuses its address
+        FindingNumbers numbers;
+        std::vector<int> order; // number - 1 → index into analysis->findings
+    };
+    const Numbering &numbering() const;
 
     TimelineView *m_view;
     QPointer<AnnotationStore> m_store;
@@ -84,6 +113,7 @@ private:
     TimeNs m_startTime = 0;       // CreateRange, PlaceArrow: time where it started
     bool m_moved = false;         // Drag: the mouse went past the drag threshold
     bool m_swallowRelease = false; // the release after a press we took
+    mutable Numbering m_numbering;
 };
 
 } // namespace rs

@@ -175,6 +175,12 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
     m_ctx->evidence.build(m_ctx->session.get(), m_ctx->analysis.get());
     for (RankGroupWidget *g : m_groups)
         g->analysisChanged();
+    m_annotations->update(); // finding markers take their numbers from the analysis
+}
+
+std::shared_ptr<const AnalysisResult> TimelineView::analysis() const
+{
+    return m_ctx->analysis;
 }
 
 void TimelineView::rebuildGroups()

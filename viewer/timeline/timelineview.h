@@ -43,6 +43,8 @@ public:
     void setSession(SessionPtr session);
     /// Spikes and divergence badges of `analysis` (null: none), drawn on the groups.
     void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
+    /// The analysis shown (null: none); its findings number the finding annotations' markers.
+    std::shared_ptr<const AnalysisResult> analysis() const;
     SessionPtr session() const;
     /// Draws and edits the annotations of `store` (null: none) over every rank group and chart.
     /// Not owned; undo/redo actions come from store->undoStack().
