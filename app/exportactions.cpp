@@ -1,6 +1,7 @@
 #include "exportactions.h"
 
 #include "annotations/annotationstore.h"
+#include "compare/compareview.h"
 #include "export/exportdialog.h"
 #include "export/figureexporter.h"
 #include "export/mergedtracewriter.h"
@@ -38,7 +39,8 @@ ExportActions::ExportActions(MainWindow *window)
 {
     m_exportView = new QAction(tr("&View as Image…"), this);
     m_exportView->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    m_exportView->setToolTip(tr("Export what the timeline shows, with annotations and legend, as PNG, SVG or PDF"));
+    m_exportView->setToolTip(tr("Export what the current tab shows (the timeline with annotations, or the rank comparison) "
+                                "with its legend, as PNG, SVG or PDF"));
     connect(m_exportView, &QAction::triggered, this, &ExportActions::exportView);
     m_copyImage = new QAction(tr("&Copy View Image"), this);
     m_copyImage->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
@@ -68,6 +70,10 @@ FigureOptions ExportActions::currentView() const
     FigureOptions o;
     if (const SessionPtr s = m_window->session())
         o = FigureOptions::fromView(*s, *m_window->viewState());
+    if (m_window->compareShown())
+        o.view = FigureOptions::View::Compare;
+    // Also from the Timeline tab: the report's compare figure measures against the same reference.
+    o.referenceRank = m_window->compareView()->referenceRank();
     o.annotations = m_window->annotationStore()->visibleAnnotations();
     const std::string &zone = m_window->loaderOptions().timeZone;
     o.timeZone = zone.empty() ? QTimeZone::systemTimeZone() : QTimeZone(QByteArray::fromStdString(zone));

@@ -27,8 +27,10 @@ public:
     /// Enables the actions when a session is open.
     void setEnabled(bool enabled);
 
-    /// What the window shows now as figure options: the visible range, the shown ranks, offsets,
-    /// the highlight, the visible annotations (finding ones unless hidden) and the time zone.
+    /// What the window shows now as figure options: the view (the compare figure while the
+    /// Compare Ranks tab is shown, else the timeline), the compare view's reference rank, the
+    /// visible range, the shown ranks, offsets, the highlight, the visible annotations (finding
+    /// ones unless hidden) and the time zone.
     FigureOptions currentView() const;
 
     QAction *exportViewAction() const { return m_exportView; }

@@ -204,6 +204,23 @@ bool ExportCommand::parseRequest(const QStringList &args, Request *req, QString 
                 *error = QStringLiteral("--detail expects compact or full, got '%1'").arg(*dt);
                 return false;
             }
+        } else if (auto vw = optionValue(args, i, "--view", &missing)) {
+            if (*vw == QLatin1String("timeline"))
+                req->view = FigureOptions::View::Timeline;
+            else if (*vw == QLatin1String("compare"))
+                req->view = FigureOptions::View::Compare;
+            else if (!missing) {
+                *error = QStringLiteral("--view expects timeline or compare, got '%1'").arg(*vw);
+                return false;
+            }
+        } else if (auto rf = optionValue(args, i, "--reference", &missing)) {
+            bool ok = false;
+            const int rank = rf->trimmed().toInt(&ok);
+            if (!missing && (!ok || rank < 0)) {
+                *error = QStringLiteral("--reference expects a rank number, got '%1'").arg(*rf);
+                return false;
+            }
+            req->reference = rank;
         } else if (a == QLatin1String("--json")) {
             *error = QStringLiteral("unknown option '--json' (export writes files; --output FILE.json writes the merged trace)");
             return false;
@@ -256,6 +273,7 @@ bool ExportCommand::figureInputs(const Request &request, const Session &session,
     o.devicePixelRatio = request.dpr;
     o.title = request.title;
     o.detail = request.detail;
+    o.view = request.view;
     o.clockOffsets = offsets;
     o.annotations = document ? documentAnnotations(*document, analysis) : annotationsFromFindings(analysis);
     if (document && request.ranks.isEmpty()) {
@@ -292,6 +310,20 @@ bool ExportCommand::figureInputs(const Request &request, const Session &session,
                          .arg(request.ranks, have.isEmpty() ? QStringLiteral("none") : have.join(QLatin1Char(',')));
             return false;
         }
+    }
+    if (request.reference != kNoRank) {
+        if (!session.rank(request.reference)) {
+            QStringList have;
+            for (const Rank &r : session.ranks())
+                have << QString::number(r.id);
+            *error = QStringLiteral("--reference %1: the session has no such rank (it has %2)")
+                         .arg(request.reference)
+                         .arg(have.isEmpty() ? QStringLiteral("none") : have.join(QLatin1Char(',')));
+            return false;
+        }
+        o.referenceRank = request.reference;
+    } else if (document && session.rank(document->view.referenceRank)) {
+        o.referenceRank = document->view.referenceRank; // the reference the compare view had
     }
     std::map<RankId, TimeNs> all;
     for (const Rank &r : session.ranks())
@@ -337,6 +369,10 @@ int ExportCommand::run(const QStringList &args, std::FILE *out, std::FILE *err)
         printErr(err, QStringLiteral("rankscope export: --dpr applies to PNG only; ignored for %1").arg(req.output));
     if (!figureOut && (!req.range.isEmpty() || !req.ranks.isEmpty()))
         printErr(err, QStringLiteral("rankscope export: the merged trace holds every rank and the whole session; --range and --ranks shape the figures only"));
+    if (!figureOut && req.view == FigureOptions::View::Compare)
+        printErr(err, QStringLiteral("rankscope export: --view shapes the figure; the merged trace has no view"));
+    if (req.reference != kNoRank && req.report.isEmpty() && !(figureOut && req.view == FigureOptions::View::Compare))
+        printErr(err, QStringLiteral("rankscope export: --reference applies to the compare figure (--view compare, or the report's FILE-compare.png); ignored"));
 
     Cli::Inputs inputs;
     if (const int status = Cli::loadInputs("export", req.inputArgs, err, inputs); status != Cli::Ok)

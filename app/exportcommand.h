@@ -2,7 +2,8 @@
 // `rankscope export` (DESIGN.md §3): reads the inputs like analyze, runs the analysis so findings
 // become annotations and clock offsets apply, and writes the figure (PNG, SVG, PDF), the merged
 // Chrome trace (--output FILE.json[.gz], an extension of the contract) and the incident report
-// (--report FILE.md with its images beside it). Runs without a display: main() starts a
+// (--report FILE.md with its images beside it). `--view compare` draws the compare figure instead
+// of the timeline, `--reference RANK` its reference rank (both extensions of the contract). Runs without a display: main() starts a
 // QGuiApplication on the offscreen platform when there is none.
 
 #include "export/figureoptions.h"
@@ -34,6 +35,8 @@ public:
         bool dprGiven = false;   ///< --dpr was on the command line
         QString title;           ///< --title, or empty for the default
         FigureOptions::Detail detail = FigureOptions::Detail::Compact; ///< --detail
+        FigureOptions::View view = FigureOptions::View::Timeline;      ///< --view timeline|compare
+        RankId reference = kNoRank; ///< --reference RANK: the compare figure's reference; kNoRank: the median rank
         QStringList inputArgs;   ///< everything else: the shared options and the paths, for Cli::loadInputs
     };
 
@@ -51,12 +54,14 @@ public:
     /// The result is clipped to `full`; false with `error` when malformed or empty.
     static bool parseRange(const QString &text, TimeRange full, TimeRange *range, QString *error);
 
-    /// The figure a request asks for, from the loaded session and its analysis: ranks, range,
-    /// size, title, detail and the findings as annotations. The one place where command-line
+    /// The figure a request asks for, from the loaded session and its analysis: view, reference
+    /// rank, ranks, range, size, title, detail and the findings as annotations. The one place where command-line
     /// inputs become figure inputs. With a saved session `document` (may be null), its annotations
     /// are drawn (documentAnnotations) and its view gives the defaults: the visible window when
     /// there is no --range, its hidden ranks left out and collapsed ranks folded when there is no
-    /// --ranks. False with `error` when the request selects nothing (no rank left, empty range);
+    /// --ranks, and its compare reference when there is no --reference. False with `error` when
+    /// the request selects nothing (no rank left, empty range) or names a reference rank the
+    /// session does not have;
     /// `warnings` (may be null) receives what was set aside (a saved window that holds no data).
     static bool figureInputs(const Request &request, const Session &session, const AnalysisResult &analysis,
                              const std::map<RankId, TimeNs> &offsets, const SessionDocument *document,

@@ -140,6 +140,11 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
+bool MainWindow::compareShown() const
+{
+    return m_views->currentWidget() == m_compare;
+}
+
 void MainWindow::createActions()
 {
     m_openFiles = new QAction(tr("&Open Files…"), this);

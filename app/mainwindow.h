@@ -62,6 +62,8 @@ public:
     AnnotationStore *annotationStore() const { return m_annotations; }
     AnnotationsPanel *annotationsPanel() const { return m_annotationsPanel; }
     CompareView *compareView() const { return m_compare; }
+    /// True while the Compare Ranks tab is the one shown (File ▸ Export then exports its figure).
+    bool compareShown() const;
     /// The `.rankscope` file the session was opened from or last saved to ("" when none).
     QString documentPath() const { return m_documentPath; }
     /// Everything a session file keeps besides the sources: annotations, clock-offset overrides,

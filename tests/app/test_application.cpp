@@ -127,6 +127,34 @@ private Q_SLOTS:
         QVERIFY(image.height() > 600); // four rank groups, legend and the findings block
     }
 
+    // On the Compare Ranks tab, File ▸ Export exports the compare figure against the tab's reference.
+    void compareTabExportsCompareFigure()
+    {
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        rs::MainWindow &w = app.window();
+        auto *exporter = w.findChild<rs::ExportActions *>();
+        QVERIFY(exporter);
+        QCOMPARE(exporter->currentView().view, rs::FigureOptions::View::Timeline);
+        auto *tabs = w.findChild<QTabWidget *>(QStringLiteral("views"));
+        QVERIFY(tabs);
+        tabs->setCurrentWidget(w.compareView());
+        QVERIFY(w.compareShown());
+        w.compareView()->setReferenceRank(3);
+        const rs::FigureOptions view = exporter->currentView();
+        QCOMPARE(view.view, rs::FigureOptions::View::Compare);
+        QCOMPARE(view.referenceRank, rs::RankId(3));
+        QApplication::clipboard()->clear();
+        exporter->copyImageAction()->trigger();
+        const QImage compare = QApplication::clipboard()->image();
+        QVERIFY(!compare.isNull());
+        // Not the timeline figure: that one is taller (four rank groups of lanes and the findings).
+        rs::FigureOptions timeline = view;
+        timeline.view = rs::FigureOptions::View::Timeline;
+        timeline.devicePixelRatio = w.devicePixelRatioF();
+        QVERIFY(compare.height() < rs::FigureExporter(w.session(), w.analysis()).image(timeline).height());
+    }
+
     void sessionRoundTrip()
     {
         QTemporaryDir dir;

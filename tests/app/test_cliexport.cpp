@@ -37,6 +37,7 @@ private Q_SLOTS:
     void parsers();
     void mergedTrace();
     void sourceErrorsStillExport();
+    void compareView();
 
 private:
     QTemporaryDir m_dir;
@@ -58,6 +59,11 @@ void TestCliExport::exportFile_data()
     QTest::newRow("--range open start, ms") << QStringLiteral("g.png") << QStringList{"--range=:70000ms"} << 0 << 0;
     QTest::newRow("--range absolute ns, open end") << QStringLiteral("h.png") << QStringList{"--range", "0:"} << 0 << 0;
     QTest::newRow("report beside a pdf") << QStringLiteral("i.pdf") << QStringList{"--report", "REPORT"} << 0 << 0;
+    QTest::newRow("--view compare") << QStringLiteral("j.png") << QStringList{"--view", "compare"} << 1600 << 0;
+    QTest::newRow("--view compare, --reference, --size") << QStringLiteral("k.png")
+                                                         << QStringList{"--view=compare", "--reference", "3", "--size", "1000x600", "--dpr", "2"}
+                                                         << 2000 << 1200;
+    QTest::newRow("--view timeline, --ranks") << QStringLiteral("l.png") << QStringList{"--view", "timeline", "--ranks", "1-2"} << 1600 << 0;
 }
 
 void TestCliExport::exportFile()
@@ -99,12 +105,14 @@ void TestCliExport::exportFile()
     if (!report.isEmpty()) {
         QVERIFY(lines.contains(report));
         QVERIFY(lines.contains(m_dir.filePath(QStringLiteral("incident-timeline.png"))));
+        QVERIFY(lines.contains(m_dir.filePath(QStringLiteral("incident-compare.png"))));
         for (const QString &l : lines)
             QVERIFY2(QFile::exists(l), qPrintable(l));
         QFile f(report);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray md = f.readAll();
         QVERIFY(md.contains("## Findings") && md.contains("## Inputs") && md.contains("(<incident-timeline.png>)"));
+        QVERIFY(md.contains("(<incident-compare.png>)"));
     } else {
         QCOMPARE(lines.size(), 1);
     }
@@ -131,6 +139,12 @@ void TestCliExport::usageErrors_data()
     QTest::newRow("--json") << QStringList{"--json", "--output", png, kDemo} << QStringLiteral("--json");
     QTest::newRow("report not .md") << QStringList{"--output", png, "--report", "r.txt", kDemo} << QStringLiteral("FILE.md");
     QTest::newRow("unknown option") << QStringList{"--output", png, "--frobnicate", kDemo} << QStringLiteral("unknown option");
+    QTest::newRow("bad --view") << QStringList{"--output", png, "--view", "gantt", kDemo} << QStringLiteral("--view expects timeline or compare");
+    QTest::newRow("--view without value") << QStringList{kDemo, "--output", png, "--view"} << QStringLiteral("needs a value");
+    QTest::newRow("bad --reference") << QStringList{"--output", png, "--reference", "two", kDemo} << QStringLiteral("--reference expects a rank");
+    QTest::newRow("negative --reference") << QStringList{"--output", png, "--reference=-1", kDemo} << QStringLiteral("--reference expects a rank");
+    QTest::newRow("--reference not in the session") << QStringList{"--output", png, "--view", "compare", "--reference", "9", kDemo}
+                                                    << QStringLiteral("--reference 9: the session has no such rank (it has 0,1,2,3)");
     QTest::newRow("nothing usable") << QStringList{"--output", png, "UNKNOWN"} << QStringLiteral("nothing usable");
 }
 
@@ -223,6 +237,33 @@ void TestCliExport::sourceErrorsStillExport()
     QVERIFY2(QString::fromStdString(r.err).contains(QStringLiteral("bad.json")), r.err.c_str());
     QCOMPARE(QString::fromStdString(r.out).trimmed(), out);
     QVERIFY(!QImage(out).isNull());
+}
+
+void TestCliExport::compareView()
+{
+    // The compare figure as SVG: its reference named in the title block and on its table row.
+    const QString chosen = m_dir.filePath(QStringLiteral("compare-ref3.svg"));
+    auto r = runCli({"export", "--time-zone", "UTC", "--view", "compare", "--reference", "3", "--output", chosen, kDemo});
+    QVERIFY2(r.status == 0, r.err.c_str());
+    QCOMPARE(QString::fromStdString(r.out).trimmed(), chosen);
+    QFile f(chosen);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray svg = f.readAll();
+    QVERIFY(svg.contains("reference rank 3<") || svg.contains("reference rank 3 "));
+    QVERIFY(svg.contains(">reference<") && svg.contains(">Peak allocated<") && svg.contains(">rank 2<"));
+    QVERIFY(!svg.contains("(the median rank)"));
+    // Without --reference: the median rank, said so.
+    const QString median = m_dir.filePath(QStringLiteral("compare-median.svg"));
+    r = runCli({"export", "--time-zone", "UTC", "--view", "compare", "--output", median, kDemo});
+    QVERIFY2(r.status == 0, r.err.c_str());
+    QFile g(median);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    QVERIFY(g.readAll().contains("(the median rank)"));
+    // --reference on a timeline without a report changes nothing: said on stderr, still exit 0.
+    const QString timeline = m_dir.filePath(QStringLiteral("timeline-ref.png"));
+    r = runCli({"export", "--reference", "1", "--output", timeline, kDemo});
+    QVERIFY2(r.status == 0, r.err.c_str());
+    QVERIFY(QString::fromStdString(r.err).contains(QStringLiteral("--reference applies to the compare figure")));
 }
 
 QTEST_MAIN(TestCliExport)

@@ -399,8 +399,9 @@ void TestExport::emptySession()
 
 void TestExport::findingsList()
 {
-    // Which findings the list has (FigureOptions::findings): numbered in the analysis' order, the
-    // annotated ones and the timeless ones, unless the view hid every finding annotation.
+    // Which findings the list has (FigureOptions::findings): the annotated ones and the timeless
+    // ones, unless the view hid every finding annotation; listed and numbered as the findings panel
+    // does (findingOrder(): by severity, then time, timeless last; findingNumbers()).
     AnalysisResult r;
     auto finding = [](std::string id, std::optional<TimeNs> t) {
         Finding f;
@@ -421,18 +422,20 @@ void TestExport::findingsList()
             out.push_back(e.finding->id + "#" + std::to_string(e.number) + (e.marked ? "m" : ""));
         return out;
     };
-    QCOMPARE(ids(FigureFindings(&r, o)), (std::vector<std::string>{"a#1m", "config#2", "b#3m", "c#4m"}));
-    QCOMPARE(FigureFindings(&r, o).numberOf(o.annotations[1]), 3);
+    QCOMPARE(ids(FigureFindings(&r, o)), (std::vector<std::string>{"a#1m", "b#2m", "c#3m", "config#4"}));
+    QCOMPARE(FigureFindings(&r, o).numberOf(o.annotations[1]), 2);
     QCOMPARE(FigureFindings(&r, o).numberOf(Annotation{}), 0); // a user note keeps its callout
 
     // Outside the window or on a rank not shown: listed, not marked.
     const FigureFindings outside(&r, o, [](const Annotation &a) { return a.time < 2'500; });
-    QCOMPARE(ids(outside), (std::vector<std::string>{"a#1m", "config#2", "b#3m", "c#4"}));
+    QCOMPARE(ids(outside), (std::vector<std::string>{"a#1m", "b#2m", "c#3", "config#4"}));
 
-    // One hidden (deleted) finding annotation: that finding is left out, the rest renumbered.
+    // One hidden (deleted) finding annotation: that finding is left out and the rest keep their
+    // numbers, the viewer's (findingNumbers()), so ③ of the figure is ③ of the findings panel.
     FigureOptions hidden = o;
     hidden.annotations.erase(hidden.annotations.begin() + 1);
-    QCOMPARE(ids(FigureFindings(&r, hidden)), (std::vector<std::string>{"a#1m", "config#2", "c#3m"}));
+    QCOMPARE(ids(FigureFindings(&r, hidden)), (std::vector<std::string>{"a#1m", "c#3m", "config#4"}));
+    QCOMPARE(FigureFindings(&r, hidden).numberOf(o.annotations[2]), findingNumber(findingNumbers(r), o.annotations[2]));
     const FigureFindings h(&r, hidden);
     QCOMPARE(h.numberOf(o.annotations[1]), 0);
 
@@ -506,6 +509,8 @@ void TestExport::hiddenFindings()
                                             [](const Annotation &a) { return a.text.contains(QStringLiteral("ran out")); });
     QVERIFY(oomAnnotation != o.annotations.end());
     const QString oomTitle = oomAnnotation->text;
+    const int oomNumber = findingNumber(findingNumbers(*m_analysis), *oomAnnotation);
+    QVERIFY(oomNumber > 0);
     o.annotations.erase(oomAnnotation);
     const QString path = m_dir.filePath(QStringLiteral("hidden.svg"));
     QString error;
@@ -515,7 +520,13 @@ void TestExport::hiddenFindings()
     QVERIFY(!anyContains(texts, oomTitle));
     const std::size_t listed = FigureFindings(m_analysis.get(), o).entries().size();
     QCOMPARE(listed + 1, m_analysis->findings.size());
-    QVERIFY2(!texts.contains(QString::number(listed + 1)), "a marker or badge for a finding that is not listed");
+    // The others keep their numbers: the OOM's is nowhere, not on the lanes nor in the list.
+    QVERIFY2(!texts.contains(QString::number(oomNumber)), "a marker or badge for a finding that is not listed");
+    const FigureFindings kept(m_analysis.get(), o);
+    for (const FigureFindings::Entry &e : kept.entries()) {
+        QVERIFY(e.number != oomNumber);
+        QVERIFY2(texts.contains(QString::number(e.number)), qPrintable(QString::number(e.number)));
+    }
     QVERIFY(texts.contains(QStringLiteral("probe note")));
 
     FigureOptions off = demoOptions();

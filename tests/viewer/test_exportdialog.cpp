@@ -82,6 +82,7 @@ private Q_SLOTS:
     void optionsReflectChoices_data();
     void optionsReflectChoices();
     void choicesAreRemembered();
+    void viewFromOptions();
 
 private:
     // The view the dialog is given: ranks 0-2 shown, the middle half of the session, the findings
@@ -302,6 +303,35 @@ void TestExportDialog::choicesAreRemembered()
     QCOMPARE(next.detailCombo()->currentIndex(), 1);
     QCOMPARE(next.pathEdit()->text(), m_out.filePath(QStringLiteral("rankscope-timeline.pdf")));
     QVERIFY(!next.dprSpin()->isEnabled());
+}
+
+void TestExportDialog::viewFromOptions()
+{
+    // Opened on the Compare Ranks tab: the compare figure, its reference kept, a compare file name;
+    // lanes and findings do not apply to it.
+    FigureOptions v = view(true);
+    v.view = FigureOptions::View::Compare;
+    v.referenceRank = 3;
+    ExportDialog dlg(m_session, m_analysis, v);
+    QCOMPARE(dlg.viewCombo()->currentIndex(), 1);
+    QVERIFY2(dlg.pathEdit()->text().endsWith(QLatin1String("rankscope-compare.png")), qPrintable(dlg.pathEdit()->text()));
+    QVERIFY(!dlg.detailCombo()->isEnabled());
+    QVERIFY(!dlg.findingsCheck()->isEnabled());
+    QCOMPARE(dlg.options().view, FigureOptions::View::Compare);
+    QCOMPARE(dlg.options().referenceRank, RankId(3));
+    QVERIFY(dlg.previewLabel()->pixmap().width() > 0);
+    // Switching to the timeline follows in the options, the file name and the enabled choices.
+    dlg.viewCombo()->setCurrentIndex(0);
+    QCOMPARE(dlg.options().view, FigureOptions::View::Timeline);
+    QVERIFY2(dlg.pathEdit()->text().endsWith(QLatin1String("rankscope-timeline.png")), qPrintable(dlg.pathEdit()->text()));
+    QVERIFY(dlg.detailCombo()->isEnabled() && dlg.findingsCheck()->isEnabled());
+    // A file the person named keeps its name.
+    dlg.pathEdit()->setText(m_out.filePath(QStringLiteral("ticket-7.png")));
+    dlg.viewCombo()->setCurrentIndex(1);
+    QCOMPARE(dlg.pathEdit()->text(), m_out.filePath(QStringLiteral("ticket-7.png")));
+    // The Timeline tab's options open on the timeline.
+    ExportDialog timeline(m_session, m_analysis, view(true));
+    QCOMPARE(timeline.viewCombo()->currentIndex(), 0);
 }
 
 QTEST_MAIN(TestExportDialog)

@@ -149,7 +149,7 @@ int RankMetricsModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-QString RankMetricsModel::text(const RankMetrics &m, int column) const
+QString RankMetricsModel::cellText(const RankMetrics &m, int column, TimeNs origin)
 {
     const auto v = value(m, column);
     if (!v)
@@ -160,7 +160,7 @@ QString RankMetricsModel::text(const RankMetrics &m, int column) const
     case PeakReservedColumn:
     case GpuUsedColumn:
     case FragmentationColumn: return TimeFormat::bytes(*v);
-    case PeakTimeColumn: return TimeFormat::precise(static_cast<TimeNs>(*v) - m_origin);
+    case PeakTimeColumn: return TimeFormat::precise(static_cast<TimeNs>(*v) - origin);
     case StepTimeColumn:
     case LatenessColumn: return TimeFormat::duration(static_cast<TimeNs>(*v));
     case OomColumn: return *v > 0 ? (*v > 1 ? tr("OOM \u00d7%1").arg(*v) : tr("OOM")) : tr("no");
@@ -189,10 +189,8 @@ QVariant RankMetricsModel::data(const QModelIndex &index, int role) const
     case RankRole: return m.rank;
     case IsReferenceRole: return isRef;
     case Qt::BackgroundRole: {
-        if (col == RankColumn)
-            return RankColors::tint(m.rank, isRef ? 70 : 36);
-        const auto d = ref && !isRef ? deviation(m, *ref, col) : std::nullopt;
-        return d ? QVariant(deviationColor(*d)) : QVariant();
+        const QColor c = cellBackground(m, ref, col);
+        return c.isValid() ? QVariant(c) : QVariant();
     }
     case Qt::ForegroundRole:
         if (col == RankColumn)
@@ -231,15 +229,27 @@ QVariant RankMetricsModel::data(const QModelIndex &index, int role) const
     }
 }
 
-QVariant RankMetricsModel::headerData(int section, Qt::Orientation orientation, int role) const
+QColor RankMetricsModel::cellBackground(const RankMetrics &m, const RankMetrics *ref, int column)
 {
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
-        return QAbstractTableModel::headerData(section, orientation, role);
+    const bool isRef = ref && ref->rank == m.rank;
+    if (column == RankColumn)
+        return RankColors::tint(m.rank, isRef ? 70 : 36);
+    const auto d = ref && !isRef ? deviation(m, *ref, column) : std::nullopt;
+    return d ? deviationColor(*d) : QColor();
+}
+
+QString RankMetricsModel::columnTitle(int column)
+{
     static const char *const kNames[ColumnCount] = {
         QT_TR_NOOP("Rank"),          QT_TR_NOOP("Peak allocated"), QT_TR_NOOP("Peak reserved"),
         QT_TR_NOOP("Peak at"),       QT_TR_NOOP("GPU used peak"),  QT_TR_NOOP("Steps"),
         QT_TR_NOOP("Median step"),   QT_TR_NOOP("Collectives"),    QT_TR_NOOP("Coll. lateness"),
         QT_TR_NOOP("Fragmentation"), QT_TR_NOOP("OOM")};
+    return column >= 0 && column < ColumnCount ? tr(kNames[column]) : QString();
+}
+
+QString RankMetricsModel::columnToolTip(int column)
+{
     static const char *const kTips[ColumnCount] = {
         QT_TR_NOOP("The rank (bold: the reference)"),
         QT_TR_NOOP("Largest bytes allocated by PyTorch's caching allocator"),
@@ -252,10 +262,17 @@ QVariant RankMetricsModel::headerData(int section, Qt::Orientation orientation, 
         QT_TR_NOOP("Median arrival delay at collectives behind the earliest rank; deviation in reference steps"),
         QT_TR_NOOP("Reserved minus allocated at the allocated peak; deviation relative to the reference's reserved peak"),
         QT_TR_NOOP("Out-of-memory errors reported for the rank")};
+    return column >= 0 && column < ColumnCount ? tr(kTips[column]) : QString();
+}
+
+QVariant RankMetricsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole)
-        return tr(kNames[section]);
+        return columnTitle(section);
     if (role == Qt::ToolTipRole)
-        return tr(kTips[section]);
+        return columnToolTip(section);
     return QAbstractTableModel::headerData(section, orientation, role);
 }
 

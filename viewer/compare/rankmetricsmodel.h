@@ -63,6 +63,16 @@ public:
     static QColor deviationColor(double relative);
     /// The thresholds the legend shows, with their colours.
     static const std::vector<std::pair<double, QString>> &legendStops();
+    /// The text of `column` for `m` as the table shows it ("—" when it has no value); `origin` is
+    /// t = 0 of the peak time column. Shared with the exported compare figure.
+    static QString cellText(const RankMetrics &m, int column, TimeNs origin);
+    /// Background of `m`'s cell in `column` against the reference `ref` (may be null): the rank's
+    /// tint in the rank column (stronger on the reference's row), the deviation colour elsewhere;
+    /// invalid (no fill) on the reference's row, without a reference, or when a value is missing.
+    static QColor cellBackground(const RankMetrics &m, const RankMetrics *ref, int column);
+    /// Column title ("Peak allocated") and its tooltip.
+    static QString columnTitle(int column);
+    static QString columnToolTip(int column);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -70,7 +80,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    QString text(const RankMetrics &m, int column) const;
+    QString text(const RankMetrics &m, int column) const { return cellText(m, column, m_origin); }
     const RankMetrics *reference() const;
 
     std::shared_ptr<const AnalysisResult> m_analysis;

@@ -1,6 +1,6 @@
 #include "exportdialog.h"
 
-#include "figurerenderer.h"
+#include "figure.h"
 
 #include <QButtonGroup>
 #include <QCheckBox>
@@ -33,6 +33,12 @@ QString settingsKey(const char *name)
     return QStringLiteral("export/") + QLatin1String(name);
 }
 
+// The file name offered for a view: "rankscope-timeline" or "rankscope-compare".
+QString baseName(FigureOptions::View view)
+{
+    return view == FigureOptions::View::Compare ? QStringLiteral("rankscope-compare") : QStringLiteral("rankscope-timeline");
+}
+
 } // namespace
 
 ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisResult> analysis, const FigureOptions &view,
@@ -45,6 +51,13 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
     setWindowTitle(tr("Export view"));
     QSettings settings;
 
+    // The view comes from the tab the export started on, never from the last export: exporting on
+    // the Compare Ranks tab means the compare figure.
+    m_viewCombo = new QComboBox(this);
+    m_viewCombo->addItem(tr("Timeline"), static_cast<int>(FigureOptions::View::Timeline));
+    m_viewCombo->addItem(tr("Compare ranks (memory per rank, metrics against the reference)"), static_cast<int>(FigureOptions::View::Compare));
+    m_viewCombo->setCurrentIndex(view.view == FigureOptions::View::Compare ? 1 : 0);
+
     m_format = new QComboBox(this);
     m_format->addItem(tr("PNG image"), static_cast<int>(FigureExporter::Format::Png));
     m_format->addItem(tr("SVG drawing (text stays text)"), static_cast<int>(FigureExporter::Format::Svg));
@@ -53,7 +66,7 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
 
     m_path = new QLineEdit(this);
     const QString dir = settings.value(settingsKey("dir"), QDir::homePath()).toString();
-    m_path->setText(QDir(dir).filePath(QStringLiteral("rankscope-timeline.") + FigureExporter::suffix(format())));
+    m_path->setText(QDir(dir).filePath(baseName(view.view) + QLatin1Char('.') + FigureExporter::suffix(format())));
     auto *browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
     auto *pathRow = new QHBoxLayout;
@@ -88,7 +101,6 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
     m_sizeNote->setStyleSheet(QStringLiteral("color: palette(mid)"));
 
     m_title = new QLineEdit(this);
-    m_title->setPlaceholderText(FigureRenderer(m_session, m_analysis, view).title());
     m_title->setText(view.title);
 
     m_visibleRange = new QRadioButton(tr("Visible window"), this);
@@ -129,6 +141,7 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
     m_preview->setFrameShape(QFrame::StyledPanel);
 
     auto *form = new QFormLayout;
+    form->addRow(tr("View"), m_viewCombo);
     form->addRow(tr("Format"), m_format);
     form->addRow(tr("File"), pathRow);
     form->addRow(tr("Size"), sizeRow);
@@ -152,6 +165,7 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
     m_previewTimer->setInterval(150);
     connect(m_previewTimer, &QTimer::timeout, this, &ExportDialog::updatePreview);
     connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::formatChanged);
+    connect(m_viewCombo, &QComboBox::currentIndexChanged, this, &ExportDialog::viewChanged);
     for (QSpinBox *s : {m_width, m_height})
         connect(s, &QSpinBox::valueChanged, this, &ExportDialog::schedulePreview);
     connect(m_dpr, &QDoubleSpinBox::valueChanged, this, &ExportDialog::schedulePreview);
@@ -161,7 +175,28 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
     connect(m_findings, &QCheckBox::toggled, this, &ExportDialog::schedulePreview);
     connect(m_detail, &QComboBox::currentIndexChanged, this, &ExportDialog::schedulePreview);
     formatChanged();
+    viewChanged();
     updatePreview();
+}
+
+FigureOptions::View ExportDialog::chosenView() const
+{
+    return static_cast<FigureOptions::View>(m_viewCombo->currentData().toInt());
+}
+
+void ExportDialog::viewChanged()
+{
+    const FigureOptions::View v = chosenView();
+    // Lanes and finding markers belong to the timeline; the compare figure has neither.
+    m_detail->setEnabled(v == FigureOptions::View::Timeline);
+    m_findings->setEnabled(v == FigureOptions::View::Timeline);
+    // The offered file name follows the view unless the person named the file themselves.
+    const QFileInfo info(m_path->text().trimmed());
+    const FigureOptions::View other = v == FigureOptions::View::Compare ? FigureOptions::View::Timeline : FigureOptions::View::Compare;
+    if (info.completeBaseName() == baseName(other))
+        m_path->setText(info.dir().filePath(baseName(v) + QLatin1Char('.') + FigureExporter::suffix(format())));
+    m_title->setPlaceholderText(Figure::make(m_session, m_analysis, options())->title());
+    schedulePreview();
 }
 
 FigureExporter::Format ExportDialog::format() const
@@ -187,6 +222,7 @@ QString ExportDialog::path() const
 FigureOptions ExportDialog::options() const
 {
     FigureOptions o = m_view;
+    o.view = chosenView();
     o.width = m_width->value();
     o.height = m_height->value();
     o.devicePixelRatio = format() == FigureExporter::Format::Png ? m_dpr->value() : 1.0;
@@ -230,8 +266,7 @@ void ExportDialog::schedulePreview()
 void ExportDialog::updatePreview()
 {
     FigureOptions o = options();
-    const FigureRenderer layout(m_session, m_analysis, o);
-    const QSize size = layout.size();
+    const QSize size = Figure::make(m_session, m_analysis, o)->size();
     const double dpr = o.devicePixelRatio;
     m_sizeNote->setText(format() == FigureExporter::Format::Png
                             ? tr("%1 × %2 pixels").arg(qRound(size.width() * dpr)).arg(qRound(size.height() * dpr))

@@ -1,9 +1,10 @@
 #pragma once
-// File ▸ Export view…: asks for the format (PNG, SVG, PDF), the file, the size (and the
+// File ▸ Export view…: asks for the view (the timeline, or every rank against the reference rank
+// as on the Compare Ranks tab), the format (PNG, SVG, PDF), the file, the size (and the
 // device-pixel ratio of a PNG), the title, the window (the visible one or the whole session), the
 // ranks (those shown or all), whether findings are included (numbered markers and their list) and
-// the lane detail, with a live preview. Defaults come from the current view and the last export
-// (QSettings).
+// the lane detail (the last two for the timeline only), with a live preview. Defaults come from the
+// current view (the view itself from the tab shown) and the last export (QSettings).
 
 #include "figureexporter.h"
 #include "figureoptions.h"
@@ -37,6 +38,7 @@ public:
     /// The figure as chosen: the view's options with the dialog's choices applied.
     FigureOptions options() const;
 
+    QComboBox *viewCombo() const { return m_viewCombo; }
     QComboBox *formatCombo() const { return m_format; }
     QLineEdit *pathEdit() const { return m_path; }
     QSpinBox *widthSpin() const { return m_width; }
@@ -55,12 +57,15 @@ public:
 private:
     void browse();
     void formatChanged();
+    void viewChanged();
+    FigureOptions::View chosenView() const;
     void schedulePreview();
     void updatePreview();
 
     SessionPtr m_session;
     std::shared_ptr<const AnalysisResult> m_analysis;
     FigureOptions m_view;
+    QComboBox *m_viewCombo = nullptr;
     QComboBox *m_format = nullptr;
     QLineEdit *m_path = nullptr;
     QSpinBox *m_width = nullptr;

@@ -1,6 +1,6 @@
 #include "figureexporter.h"
 
-#include "figurerenderer.h"
+#include "figure.h"
 
 #include <QClipboard>
 #include <QFile>
@@ -78,7 +78,8 @@ bool FigureExporter::exportTo(const QString &path, Format format, const FigureOp
 
 QImage FigureExporter::image(const FigureOptions &options) const
 {
-    FigureRenderer renderer(m_session, m_analysis, options);
+    const std::unique_ptr<Figure> figure = Figure::make(m_session, m_analysis, options);
+    Figure &renderer = *figure;
     const double dpr = std::clamp(options.devicePixelRatio, 0.25, 8.0);
     const QSize logical = renderer.size();
     QImage img(QSize(qRound(logical.width() * dpr), qRound(logical.height() * dpr)), QImage::Format_ARGB32_Premultiplied);
@@ -117,7 +118,8 @@ bool FigureExporter::writeSvg(const QString &path, const FigureOptions &options,
 {
     if (!writable(path, error))
         return false;
-    FigureRenderer renderer(m_session, m_analysis, options);
+    const std::unique_ptr<Figure> figure = Figure::make(m_session, m_analysis, options);
+    Figure &renderer = *figure;
     QSvgGenerator svg;
     svg.setFileName(path);
     svg.setSize(renderer.size());
@@ -139,7 +141,8 @@ bool FigureExporter::writePdf(const QString &path, const FigureOptions &options,
 {
     if (!writable(path, error))
         return false;
-    FigureRenderer renderer(m_session, m_analysis, options);
+    const std::unique_ptr<Figure> figure = Figure::make(m_session, m_analysis, options);
+    Figure &renderer = *figure;
     const QSize size = renderer.size();
     QPdfWriter pdf(path);
     // At 96 dpi one device unit is one logical pixel, so the renderer draws 1:1 and the page

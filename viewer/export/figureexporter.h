@@ -1,7 +1,8 @@
 #pragma once
 // Writes a figure of a session to a file (PNG at a chosen size and device-pixel ratio, SVG with
 // text kept as text, PDF with one page the size of the figure) or makes it an image for the
-// clipboard. One FigureRenderer draws all of them, so the formats show the same picture.
+// clipboard. One Figure (the timeline or the compare figure, as FigureOptions::view says) draws all
+// of them, so the formats show the same picture.
 
 #include "figureoptions.h"
 

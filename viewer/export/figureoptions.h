@@ -1,7 +1,8 @@
 #pragma once
-// What one exported figure shows: the time window, the ranks and their order, the clock offsets,
-// the annotations, the title and the size. The GUI fills it from the current view (fromView), the
-// command line from its arguments; the renderer and the exporters only read it.
+// What one exported figure shows: the view (timeline or compare ranks), the time window, the ranks
+// and their order, the clock offsets, the annotations, the title and the size. The GUI fills it
+// from the current view (fromView), the command line from its arguments; the renderers and the
+// exporters only read it.
 
 #include "annotations/annotation.h"
 #include "analysisresult.h"
@@ -18,12 +19,21 @@
 namespace rs {
 
 struct FigureOptions {
+    /// What the figure shows.
+    enum class View : std::uint8_t {
+        Timeline, ///< the aligned timeline: a group of lanes per rank (FigureRenderer)
+        Compare,  ///< every rank's memory as small multiples and the per-rank metrics (CompareFigure)
+    };
     /// Which lanes of a rank group are drawn.
     enum class Detail : std::uint8_t {
         Compact, ///< memory, steps, GPU streams, the log lane and OOM markers: what a ticket needs
         Full,    ///< every lane, as on screen
     };
 
+    View view = View::Timeline;            ///< timeline or compare figure
+    /// Compare figure: the rank every other is measured against; kNoRank, or a rank the session
+    /// does not have: the median rank (compare/referencerank.h), as the compare view picks it.
+    RankId referenceRank = kNoRank;
     TimeRange range;                       ///< aligned ns shown; empty: the whole session
     std::vector<RankId> ranks;             ///< ranks shown, top to bottom; empty: every rank in session order
     std::map<RankId, TimeNs> clockOffsets; ///< offsets replacing the analysis' ones, per rank (edited on screen)
@@ -47,8 +57,8 @@ struct FigureOptions {
     bool findings = true;
 
     /// The options that reproduce what `state` shows: its visible range, the ranks not hidden (in
-    /// session order), the collapsed ranks, the clock offsets and the highlight. Annotations, title
-    /// and size are left for the caller.
+    /// session order), the collapsed ranks, the clock offsets and the highlight. Annotations, title,
+    /// size, view and reference rank are left for the caller.
     static FigureOptions fromView(const Session &session, const ViewState &state);
 };
 

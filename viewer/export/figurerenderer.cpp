@@ -1,6 +1,7 @@
 #include "figurerenderer.h"
 
 #include "annotations/annotationpainter.h"
+#include "figurechrome.h"
 #include "figurefindings.h"
 #include "figurememorypainter.h"
 #include "logstyle.h"
@@ -14,9 +15,6 @@
 #include "timeline/spanpalette.h"
 #include "timeline/timelinecontext.h"
 
-#include <QDateTime>
-#include <QDir>
-#include <QFileInfo>
 #include <QFontMetrics>
 #include <QPainter>
 
@@ -30,43 +28,22 @@ namespace rs {
 
 namespace {
 
-constexpr int kMargin = 20;
-constexpr int kTitleHeight = 76;
-constexpr int kFooterHeight = 26;
+constexpr int kMargin = FigureChrome::kMargin;
+constexpr int kTitleHeight = FigureChrome::kTitleHeight;
+constexpr int kFooterHeight = FigureChrome::kFooterHeight;
 constexpr int kFigureMemoryHeight = 104; // taller than on screen: the memory curve is the story
 constexpr int kMarkerStrip = 20;         // a row of numbered finding markers
-const QColor kText(0x1f, 0x23, 0x2b);
-const QColor kMuted(0x5c, 0x63, 0x70);
-const QColor kBorder(0xc9, 0xcc, 0xd3);
+const QColor kText = FigureChrome::textColor();
+const QColor kMuted = FigureChrome::mutedColor();
+const QColor kBorder = FigureChrome::borderColor();
 const QColor kRulerBackground(0xf6, 0xf7, 0xf9);
 const QColor kTick(0x9a, 0xa0, 0xab);
 const QColor kSeparator(0xe7, 0xe9, 0xee);
-
-TimeRange intersect(TimeRange a, TimeRange b)
-{
-    return {std::max(a.begin, b.begin), std::min(a.end, b.end)};
-}
 
 TimeNs floorDiv(TimeNs a, TimeNs b)
 {
     const TimeNs q = a / b;
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-// Wall clock in `zone`, to the millisecond; the date is left out when `dateOf` shares it.
-QString wallClock(TimeNs t, const QTimeZone &zone, bool withDate = true)
-{
-    const TimeNs ms = t >= 0 ? t / 1000000 : -((-t + 999999) / 1000000);
-    const QDateTime dt = QDateTime::fromMSecsSinceEpoch(ms, zone);
-    return dt.toString(withDate ? QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz") : QStringLiteral("HH:mm:ss.zzz"));
-}
-
-QString zoneName(TimeNs t, const QTimeZone &zone)
-{
-    if (zone == QTimeZone::utc())
-        return QStringLiteral("UTC");
-    const QString abbr = zone.abbreviation(QDateTime::fromMSecsSinceEpoch(t / 1000000, zone));
-    return abbr.isEmpty() ? QString::fromUtf8(zone.id()) : abbr;
 }
 
 bool hasOomInstant(const Track &t)
@@ -110,9 +87,7 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
     , m_ctx(std::make_unique<TimelineContext>())
     , m_findings(std::make_unique<FigureFindings>())
 {
-    m_font.setFamily(QStringLiteral("DejaVu Sans"));
-    m_font.setStyleHint(QFont::SansSerif);
-    m_font.setPixelSize(11);
+    m_font = FigureChrome::baseFont();
     if (!m_session)
         return;
     m_ctx->setSession(m_session);
@@ -125,11 +100,7 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
     m_full = alignedDataRange(*m_session, m_analysis.get(), m_offsets);
     if (m_full.isEmpty())
         m_full = {0, 1000000};
-    m_range = m_opt.range.isEmpty() ? m_full : intersect(m_opt.range, m_full);
-    if (m_range.duration() < ViewState::kMinVisibleNs)
-        m_range = m_opt.range.isEmpty() ? m_full : m_opt.range; // outside the data: drawn empty, not refused
-    if (m_range.duration() < ViewState::kMinVisibleNs)
-        m_range.end = m_range.begin + ViewState::kMinVisibleNs;
+    m_range = FigureChrome::window(m_opt.range, m_full);
 
     if (m_opt.ranks.empty()) {
         for (const Rank &r : m_session->ranks())
@@ -140,18 +111,7 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
                 m_rankOrder.push_back(r);
     }
 
-    m_title = m_opt.title;
-    if (m_title.isEmpty() && m_analysis && !m_analysis->findings.empty()) {
-        const Finding *top = &m_analysis->findings.front();
-        for (const Finding &f : m_analysis->findings)
-            if (f.severity > top->severity)
-                top = &f;
-        m_title = QString::fromStdString(top->title);
-    }
-    if (m_title.isEmpty() && !m_session->sources().empty())
-        m_title = tr("RankScope · %1").arg(QFileInfo(QString::fromStdString(m_session->sources().front().path)).dir().dirName());
-    if (m_title.isEmpty())
-        m_title = tr("RankScope timeline");
+    m_title = m_opt.title.isEmpty() ? FigureChrome::defaultTitle(m_session.get(), m_analysis.get(), tr("RankScope timeline")) : m_opt.title;
 
     m_findings = std::make_unique<FigureFindings>(m_analysis.get(), m_opt, [this](const Annotation &a) { return onFigure(a); });
 
@@ -190,12 +150,7 @@ TimeNs FigureRenderer::offsetOf(RankId rank) const
 
 QString FigureRenderer::rangeText() const
 {
-    const QTimeZone &z = m_opt.timeZone;
-    const bool sameDay = QDateTime::fromMSecsSinceEpoch(m_range.begin / 1000000, z).date()
-        == QDateTime::fromMSecsSinceEpoch(m_range.end / 1000000, z).date();
-    return QStringLiteral("%1 – %2 %3 · %4")
-        .arg(wallClock(m_range.begin, z), wallClock(m_range.end, z, !sameDay), zoneName(m_range.begin, z),
-             TimeFormat::duration(m_range.duration()));
+    return FigureChrome::rangeText(m_range, m_opt.timeZone);
 }
 
 void FigureRenderer::buildGroup(Group &g, const Rank &rank, bool collapsed)
@@ -354,42 +309,9 @@ void FigureRenderer::paint(QPainter &p)
 
 void FigureRenderer::paintTitle(QPainter &p, const QRect &r) const
 {
-    QFont title = m_font;
-    title.setPixelSize(20);
-    title.setWeight(QFont::Bold);
-    QFont sub = m_font;
-    sub.setPixelSize(13);
-    QFont small = m_font;
-    small.setPixelSize(11);
-
-    p.setFont(small);
-    const QString brand = tr("RankScope %1").arg(QStringLiteral(RANKSCOPE_VIEWER_VERSION));
-    const int brandWidth = QFontMetrics(small).horizontalAdvance(brand) + 8;
-    p.setPen(kMuted);
-    p.drawText(QRect(r.left(), r.top() + 4, r.width(), 20), Qt::AlignRight | Qt::AlignVCenter, brand);
-
-    p.setFont(title);
-    p.setPen(kText);
-    const QFontMetrics tfm(title);
-    p.drawText(QRect(r.left(), r.top(), r.width() - brandWidth, 28), Qt::AlignLeft | Qt::AlignVCenter,
-               tfm.elidedText(m_title, Qt::ElideRight, r.width() - brandWidth));
-
-    p.setFont(sub);
-    p.setPen(kText);
-    p.drawText(QRect(r.left(), r.top() + 30, r.width(), 18), Qt::AlignLeft | Qt::AlignVCenter, rangeText());
-
-    p.setFont(small);
-    p.setPen(kMuted);
-    const std::size_t total = m_session ? m_session->ranks().size() : 0;
-    QString line = m_rankOrder.size() == total
-        ? tr("%1: %2").arg(countOf(static_cast<qint64>(total), tr("rank"), tr("ranks")), foldedRanks(m_rankOrder))
-        : tr("ranks %1 (%2 of %3)").arg(foldedRanks(m_rankOrder)).arg(m_rankOrder.size()).arg(total);
-    if (m_session)
-        line += QStringLiteral("  ·  ") + countOf(static_cast<qint64>(m_session->sources().size()), tr("input file"), tr("input files"));
-    if (m_analysis && !m_analysis->findings.empty())
-        line += QStringLiteral("  ·  ") + countOf(static_cast<qint64>(m_analysis->findings.size()), tr("finding"), tr("findings"));
-    line += QStringLiteral("  ·  ") + (m_opt.detail == FigureOptions::Detail::Compact ? tr("compact lanes") : tr("all lanes"));
-    p.drawText(QRect(r.left(), r.top() + 50, r.width(), 16), Qt::AlignLeft | Qt::AlignVCenter, line);
+    const QString info = FigureChrome::shownLine(m_session.get(), m_analysis.get(), m_rankOrder) + QStringLiteral("  ·  ")
+        + (m_opt.detail == FigureOptions::Detail::Compact ? tr("compact lanes") : tr("all lanes"));
+    FigureChrome::paintTitle(p, r, m_font, m_title, rangeText(), info);
 }
 
 void FigureRenderer::paintMarkerStrip(QPainter &p, const QRect &r, const QString &label) const
@@ -429,7 +351,7 @@ void FigureRenderer::paintRuler(QPainter &p, const QRect &r) const
     p.setFont(small);
     const QRect gutter(8, 0, g - 14, h);
     p.drawText(gutter.adjusted(0, 3, 0, 0), Qt::AlignLeft | Qt::AlignTop,
-               tr("t = 0 at %1 %2").arg(wallClock(origin, m_opt.timeZone), zoneName(origin, m_opt.timeZone)));
+               tr("t = 0 at %1 %2").arg(FigureChrome::wallClock(origin, m_opt.timeZone), FigureChrome::zoneName(origin, m_opt.timeZone)));
     p.drawText(gutter.adjusted(0, 0, 0, -4), Qt::AlignLeft | Qt::AlignBottom, tr("window %1").arg(TimeFormat::duration(m_range.duration())));
 
     p.setClipRect(QRect(g, 0, w - g, h));
@@ -813,28 +735,7 @@ int FigureRenderer::paintLegend(QPainter &p, const QRect &r, bool draw) const
 
 void FigureRenderer::paintFooter(QPainter &p, const QRect &r) const
 {
-    QFont small = m_font;
-    small.setPixelSize(10);
-    p.setFont(small);
-    p.setPen(kBorder);
-    p.drawLine(r.left(), r.top(), r.right(), r.top());
-    p.setPen(kMuted);
-    QStringList shifted;
-    for (RankId rank : m_rankOrder)
-        if (const TimeNs off = offsetOf(rank); off != 0)
-            shifted << tr("rank %1 %2%3").arg(rank).arg(off > 0 ? QStringLiteral("+") : QString(), TimeFormat::duration(off));
-    QString left = tr("Times on the aligned clock; t = 0 at %1 %2.").arg(wallClock(m_full.begin, m_opt.timeZone), zoneName(m_full.begin, m_opt.timeZone));
-    if (!shifted.isEmpty()) {
-        const qsizetype shown = std::min<qsizetype>(shifted.size(), 6);
-        left += tr(" Clock offsets: %1%2.").arg(shifted.mid(0, shown).join(QStringLiteral(", ")),
-                                                shifted.size() > shown ? tr(" and %1 more").arg(shifted.size() - shown) : QString());
-    }
-    const QString right = tr("Made with RankScope %1 · local analysis, nothing uploaded").arg(QStringLiteral(RANKSCOPE_VIEWER_VERSION));
-    const QFontMetrics fm(small);
-    const int rw = fm.horizontalAdvance(right) + 12;
-    p.drawText(QRect(r.left(), r.top() + 4, r.width() - rw, r.height() - 4), Qt::AlignLeft | Qt::AlignVCenter,
-               fm.elidedText(left, Qt::ElideRight, r.width() - rw));
-    p.drawText(QRect(r.left(), r.top() + 4, r.width(), r.height() - 4), Qt::AlignRight | Qt::AlignVCenter, right);
+    FigureChrome::paintFooter(p, r, m_font, m_full.begin, m_opt.timeZone, m_rankOrder, m_offsets);
 }
 
 } // namespace rs

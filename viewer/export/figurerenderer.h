@@ -7,6 +7,7 @@
 // full (FigureFindings) and a footer. Needs QtGui only at render time
 // (no widget is created), so `rankscope export` runs without a display; SVG and PDF keep text as text.
 
+#include "figure.h"
 #include "figureoptions.h"
 #include "timeline/lanelayout.h"
 #include "timeline/timeruler.h"
@@ -27,19 +28,19 @@ namespace rs {
 class FigureFindings;
 struct TimelineContext;
 
-class FigureRenderer
+class FigureRenderer : public Figure
 {
     Q_DECLARE_TR_FUNCTIONS(FigureRenderer)
 
 public:
     /// Lays the figure out; `analysis` may be null (no offsets, findings or spikes then).
     FigureRenderer(SessionPtr session, std::shared_ptr<const AnalysisResult> analysis, FigureOptions options);
-    ~FigureRenderer();
+    ~FigureRenderer() override;
     FigureRenderer(const FigureRenderer &) = delete;
     FigureRenderer &operator=(const FigureRenderer &) = delete;
 
     /// Logical size of the figure: options' width, and options' height or the content's.
-    QSize size() const { return m_size; }
+    QSize size() const override { return m_size; }
     /// The aligned window drawn (the options' range clamped to the data, or all of it).
     TimeRange range() const { return m_range; }
     /// The ranks drawn, top to bottom (unknown ranks of the options dropped).
@@ -47,12 +48,12 @@ public:
     /// The clock offset applied to `rank`'s data.
     TimeNs offsetOf(RankId rank) const;
     /// The title drawn (the options' or the default one).
-    QString title() const { return m_title; }
+    QString title() const override { return m_title; }
     /// "2023-09-07 23:10:01.545 – 23:10:03.112 UTC · 1.57 s", in the options' time zone.
-    QString rangeText() const;
+    QString rangeText() const override;
 
     /// Paints the whole figure with its top-left at (0, 0) of `painter`, in logical pixels.
-    void paint(QPainter &painter);
+    void paint(QPainter &painter) override;
 
     /// Where the session's data lies on the aligned axis (every rank's data and timed evidence
     /// shifted by its offset); t = 0 of the ruler and of relative times. `offsets` override the

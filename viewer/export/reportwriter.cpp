@@ -1,5 +1,6 @@
 #include "reportwriter.h"
 
+#include "comparefigure.h"
 #include "figureexporter.h"
 #include "figurerenderer.h"
 #include "report/incidentreport.h"
@@ -57,8 +58,12 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
     const FigureExporter exporter(session, analysis);
     QStringList files;
 
+    // The figures of the report are fixed: the timeline and the compare figure of the same ranks
+    // and window, whichever of them `figure` was made from.
+    FigureOptions timelineOptions = figure;
+    timelineOptions.view = FigureOptions::View::Timeline;
     IncidentReport::Options ro;
-    const FigureRenderer timeline(session, analysis, figure);
+    const FigureRenderer timeline(session, analysis, timelineOptions);
     const QString title = options.title.isEmpty() ? tr("Incident report: %1").arg(timeline.title()) : options.title;
     ro.title = title.toStdString();
     ro.generatedAt = (options.generatedAt.isEmpty()
@@ -69,13 +74,31 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
         ro.range = timeline.range();
 
     const QString timelinePath = imagePath(mdPath, QStringLiteral("timeline"));
-    if (!exporter.exportTo(timelinePath, FigureExporter::Format::Png, figure, error))
+    if (!exporter.exportTo(timelinePath, FigureExporter::Format::Png, timelineOptions, error))
         return false;
     files << timelinePath;
     ro.images.push_back({QFileInfo(timelinePath).fileName().toStdString(),
                          tr("Timeline of %1, %2").arg(timeline.ranks().size() == 1 ? tr("1 rank") : tr("%1 ranks").arg(timeline.ranks().size()),
                                                       timeline.rangeText())
                              .toStdString()});
+
+    if (options.compare) {
+        FigureOptions compareOptions = figure;
+        compareOptions.view = FigureOptions::View::Compare;
+        const CompareFigure compare(session, analysis, compareOptions);
+        const QString comparePath = imagePath(mdPath, QStringLiteral("compare"));
+        if (!exporter.exportTo(comparePath, FigureExporter::Format::Png, compareOptions, error))
+            return false;
+        files << comparePath;
+        const QString against = compare.referenceRank() == kNoRank ? QString()
+            : compare.referenceIsMedian()                          ? tr(" against the median rank, rank %1").arg(compare.referenceRank())
+                                                                   : tr(" against rank %1").arg(compare.referenceRank());
+        ro.images.push_back({QFileInfo(comparePath).fileName().toStdString(),
+                             tr("Memory and per-rank metrics of %1%2, %3")
+                                 .arg(compare.ranks().size() == 1 ? tr("1 rank") : tr("%1 ranks").arg(compare.ranks().size()), against,
+                                      compare.rangeText())
+                                 .toStdString()});
+    }
 
     if (options.findingZoom && !result.findings.empty()) {
         const Finding *top = nullptr;
@@ -84,7 +107,7 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
                 top = &f;
         const TimeRange window = top ? findingWindow(*top, result, timeline.range()) : TimeRange{};
         if (!window.isEmpty()) {
-            FigureOptions zoom = figure;
+            FigureOptions zoom = timelineOptions;
             zoom.range = window;
             zoom.title = QString::fromStdString(top->title);
             zoom.highlight = {top->ranks, top->endNs ? TimeRange{*top->timeNs, *top->endNs} : TimeRange{}};

@@ -1,8 +1,10 @@
 #pragma once
 // Writes the incident report of a session: FILE.md (IncidentReport: findings, per-rank metrics,
 // clock alignment, spikes, inputs with sizes and SHA-256) with its images beside it, linked by
-// relative paths so the folder can be zipped into a ticket: FILE-timeline.png (the figure) and,
-// when the most severe timed finding would be a sliver of that figure, FILE-finding.png zoomed on it.
+// relative paths so the folder can be zipped into a ticket: FILE-timeline.png (the timeline
+// figure), FILE-compare.png (every rank against the reference rank: small multiples and the
+// per-rank metrics) and, when the most severe timed finding would be a sliver of the timeline,
+// FILE-finding.png zoomed on it.
 
 #include "figureoptions.h"
 
@@ -23,9 +25,12 @@ public:
         QString title;         ///< report headline; empty: "Incident report: <figure title>"
         QString generatedAt;   ///< shown as given; empty: the current time in UTC
         bool findingZoom = true; ///< add FILE-finding.png around the most severe timed finding
+        bool compare = true;     ///< add FILE-compare.png, the compare figure of the same ranks and window
     };
 
-    /// Writes `mdPath` and its images with `figure` as the timeline figure. `written` (may be null)
+    /// Writes `mdPath` and its images; `figure` gives the ranks, window, annotations and size of
+    /// both the timeline and the compare figure (its view is ignored, its reference rank is the
+    /// compare figure's). `written` (may be null)
     /// receives every file written, the report first. False with `error` set when a file cannot
     /// be written (files written before stay).
     static bool write(const QString &mdPath, SessionPtr session, std::shared_ptr<const AnalysisResult> analysis,
