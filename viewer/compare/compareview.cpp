@@ -21,6 +21,8 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QPainter>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -43,6 +45,34 @@ struct DiffOutcome {
     std::vector<OpDiffRow> ops;
     std::vector<StepDiffRow> steps;
     qint64 elapsedMs = 0;
+};
+
+// The deviation colours are the point of the metrics table, and the rank a user looks at is the
+// selected one: a selected row keeps its cell colours and gets a frame instead of the usual fill.
+class KeepColoursDelegate : public QStyledItemDelegate
+{
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QStyleOptionViewItem o = option;
+        const bool selected = o.state & QStyle::State_Selected;
+        o.state &= ~QStyle::State_Selected;
+        o.state &= ~QStyle::State_HasFocus;
+        QStyledItemDelegate::paint(painter, o, index);
+        if (!selected)
+            return;
+        painter->save();
+        painter->setPen(QPen(option.palette.highlight().color(), 2));
+        const QRectF r = QRectF(option.rect).adjusted(0, 1, 0, -1);
+        painter->drawLine(r.topLeft(), r.topRight());
+        painter->drawLine(r.bottomLeft(), r.bottomRight());
+        if (index.column() == 0)
+            painter->drawLine(r.topLeft(), r.bottomLeft());
+        if (index.column() == index.model()->columnCount(index.parent()) - 1)
+            painter->drawLine(r.topRight(), r.bottomRight());
+        painter->restore();
+    }
 };
 
 QTableView *makeTable(QWidget *parent)
@@ -126,6 +156,7 @@ void CompareView::buildUi()
     m_metricsProxy = new CompareSortFilterModel(this);
     m_metricsProxy->setSourceModel(m_metrics);
     m_metricsTable = makeTable(ranksSplit);
+    m_metricsTable->setItemDelegate(new KeepColoursDelegate(m_metricsTable));
     m_metricsTable->setModel(m_metricsProxy);
     m_metricsTable->sortByColumn(RankMetricsModel::RankColumn, Qt::AscendingOrder);
     m_metricsTable->setToolTip(tr("Click a rank to select it everywhere; double-click to make it the reference."));
