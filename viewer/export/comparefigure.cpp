@@ -103,17 +103,9 @@ CompareFigure::CompareFigure(SessionPtr session, std::shared_ptr<const AnalysisR
     m_title = m_opt.title.isEmpty() ? FigureChrome::defaultTitle(m_session.get(), m_analysis.get(), tr("RankScope rank comparison"))
                                     : m_opt.title;
     if (m_session) {
-        for (const Rank &r : m_session->ranks())
-            m_offsets[r.id] = m_opt.clockOffsets.count(r.id) ? m_opt.clockOffsets.at(r.id) : m_analysis ? m_analysis->offsetOf(r.id) : 0;
+        m_offsets = FigureChrome::offsets(*m_session, m_analysis.get(), m_opt);
         m_full = FigureRenderer::alignedDataRange(*m_session, m_analysis.get(), m_offsets);
-        if (m_opt.ranks.empty()) {
-            for (const Rank &r : m_session->ranks())
-                m_rankOrder.push_back(r.id);
-        } else {
-            for (RankId r : m_opt.ranks)
-                if (m_session->rank(r) && std::find(m_rankOrder.begin(), m_rankOrder.end(), r) == m_rankOrder.end())
-                    m_rankOrder.push_back(r);
-        }
+        m_rankOrder = FigureChrome::rankOrder(*m_session, m_opt);
         if (m_opt.referenceRank != kNoRank && m_session->rank(m_opt.referenceRank)) {
             m_reference = m_opt.referenceRank;
             m_referenceIsMedian = false;

@@ -149,4 +149,29 @@ void FigureChrome::paintFooter(QPainter &p, const QRect &r, const QFont &base, T
     p.drawText(QRect(r.left(), r.top() + 4, r.width(), r.height() - 4), Qt::AlignRight | Qt::AlignVCenter, right);
 }
 
+std::map<RankId, TimeNs> FigureChrome::offsets(const Session &session, const AnalysisResult *analysis,
+                                               const FigureOptions &options)
+{
+    std::map<RankId, TimeNs> out;
+    for (const Rank &r : session.ranks()) {
+        const auto it = options.clockOffsets.find(r.id);
+        out[r.id] = it != options.clockOffsets.end() ? it->second : analysis ? analysis->offsetOf(r.id) : 0;
+    }
+    return out;
+}
+
+std::vector<RankId> FigureChrome::rankOrder(const Session &session, const FigureOptions &options)
+{
+    std::vector<RankId> order;
+    if (options.ranks.empty()) {
+        for (const Rank &r : session.ranks())
+            order.push_back(r.id);
+        return order;
+    }
+    for (RankId r : options.ranks)
+        if (session.rank(r) && std::find(order.begin(), order.end(), r) == order.end())
+            order.push_back(r);
+    return order;
+}
+
 } // namespace rs

@@ -6,6 +6,7 @@
 // offsets applied, "made with RankScope"). Plain QPainter: no widget involved.
 
 #include "analysisresult.h"
+#include "figureoptions.h"
 #include "session.h"
 
 #include <QColor>
@@ -49,6 +50,12 @@ public:
     static TimeRange window(TimeRange requested, TimeRange full);
     /// The headline of a figure without one: the most severe finding's title, else
     /// "RankScope · <first input's folder>", else `fallback`.
+    /// Each rank's clock offset: the options' override, else the analysis' estimate, else 0.
+    static std::map<RankId, TimeNs> offsets(const Session &session, const AnalysisResult *analysis,
+                                            const FigureOptions &options);
+    /// The ranks to draw, top to bottom: options.ranks (unknown and repeated ones dropped), or
+    /// every rank of the session in its order when that is empty.
+    static std::vector<RankId> rankOrder(const Session &session, const FigureOptions &options);
     static QString defaultTitle(const Session *session, const AnalysisResult *analysis, const QString &fallback);
     /// "4 ranks: 0–3 · 5 input files · 3 findings" (or "ranks 0, 2 (2 of 4) · …") for `ranks` drawn.
     static QString shownLine(const Session *session, const AnalysisResult *analysis, const std::vector<RankId> &ranks);

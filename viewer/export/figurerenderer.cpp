@@ -95,21 +95,13 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
     m_ctx->evidence.build(m_session.get(), m_analysis.get());
     m_ctx->ticks = &m_ticks;
 
-    for (const Rank &r : m_session->ranks())
-        m_offsets[r.id] = m_opt.clockOffsets.count(r.id) ? m_opt.clockOffsets.at(r.id) : m_analysis ? m_analysis->offsetOf(r.id) : 0;
+    m_offsets = FigureChrome::offsets(*m_session, m_analysis.get(), m_opt);
     m_full = alignedDataRange(*m_session, m_analysis.get(), m_offsets);
     if (m_full.isEmpty())
         m_full = {0, 1000000};
     m_range = FigureChrome::window(m_opt.range, m_full);
 
-    if (m_opt.ranks.empty()) {
-        for (const Rank &r : m_session->ranks())
-            m_rankOrder.push_back(r.id);
-    } else {
-        for (RankId r : m_opt.ranks)
-            if (m_session->rank(r) && std::find(m_rankOrder.begin(), m_rankOrder.end(), r) == m_rankOrder.end())
-                m_rankOrder.push_back(r);
-    }
+    m_rankOrder = FigureChrome::rankOrder(*m_session, m_opt);
 
     m_title = m_opt.title.isEmpty() ? FigureChrome::defaultTitle(m_session.get(), m_analysis.get(), tr("RankScope timeline")) : m_opt.title;
 
