@@ -7,6 +7,7 @@
 
 #include "annotations/annotationstore.h"
 #include "compare/compareview.h"
+#include "export/exportdialog.h"
 #include "export/figureexporter.h"
 #include "exportactions.h"
 #include "panels/clockoffsetspanel.h"
@@ -24,6 +25,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <QLabel>
+#include <QRadioButton>
 
 #include <QAction>
 
@@ -108,6 +111,35 @@ private Q_SLOTS:
             if (!keep.isEmpty())
                 QVERIFY(shot.save(QDir(keep).filePath(QStringLiteral("app-tab%1.png").arg(i))));
         }
+    }
+
+    // File ▸ Export ▸ View as Image opens on the current view with a live preview of the figure.
+    void exportDialogPreviewsTheView()
+    {
+        Application app(utc());
+        app.window().resize(1600, 1000);
+        app.window().show();
+        QVERIFY(openAndWait(app, {kDemo}));
+        auto *exporter = app.window().findChild<rs::ExportActions *>();
+        QVERIFY(exporter);
+        rs::ExportDialog dialog(app.window().session(), app.window().analysis(), exporter->currentView(), &app.window());
+        dialog.show();
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog.previewLabel()->pixmap().isNull(), 10000);
+        QVERIFY(dialog.visibleRangeButton()->isChecked());
+        // The whole figure fits the preview box: nothing of it is cut off.
+        const QPixmap preview = dialog.previewLabel()->pixmap();
+        const QSizeF shown = preview.deviceIndependentSize();
+        QVERIFY2(shown.width() <= dialog.previewLabel()->contentsRect().width() + 1
+                     && shown.height() <= dialog.previewLabel()->contentsRect().height() + 1,
+                 qPrintable(QStringLiteral("preview %1x%2 in a %3x%4 box").arg(shown.width()).arg(shown.height())
+                                .arg(dialog.previewLabel()->contentsRect().width()).arg(dialog.previewLabel()->contentsRect().height())));
+        const QImage shot = dialog.grab().toImage();
+        QVERIFY(!shot.isNull());
+        const QString keep = qEnvironmentVariable("RANKSCOPE_SCREENSHOTS");
+        if (!keep.isEmpty())
+            QVERIFY(shot.save(QDir(keep).filePath(QStringLiteral("export-dialog.png"))));
+        if (!keep.isEmpty())
+            QVERIFY(preview.toImage().save(QDir(keep).filePath(QStringLiteral("export-preview.png"))));
     }
 
     // Edit ▸ Copy View Image puts the figure of what the timeline shows on the clipboard.

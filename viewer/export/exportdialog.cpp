@@ -1,5 +1,7 @@
 #include "exportdialog.h"
 
+#include <algorithm>
+
 #include "figure.h"
 
 #include <QButtonGroup>
@@ -26,7 +28,8 @@ namespace rs {
 
 namespace {
 
-constexpr int kPreviewWidth = 420;
+constexpr int kPreviewWidth = 440;
+constexpr int kPreviewHeight = 440;
 
 QString settingsKey(const char *name)
 {
@@ -65,7 +68,11 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
     m_format->setCurrentIndex(std::clamp(settings.value(settingsKey("format"), 0).toInt(), 0, 2));
 
     m_path = new QLineEdit(this);
-    const QString dir = settings.value(settingsKey("dir"), QDir::homePath()).toString();
+    // The last folder exported to, else the incident's own folder (where its files are).
+    QString incidentDir = QDir::homePath();
+    if (session && !session->sources().empty())
+        incidentDir = QFileInfo(QString::fromStdString(session->sources().front().path)).absolutePath();
+    const QString dir = settings.value(settingsKey("dir"), incidentDir).toString();
     m_path->setText(QDir(dir).filePath(baseName(view.view) + QLatin1Char('.') + FigureExporter::suffix(format())));
     auto *browse = new QPushButton(tr("Browse…"), this);
     connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
@@ -136,7 +143,9 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
     m_detail->setCurrentIndex(settings.value(settingsKey("detail"), 0).toInt() == 1 ? 1 : 0);
 
     m_preview = new QLabel(this);
-    m_preview->setMinimumSize(kPreviewWidth, 160);
+    m_preview->setMinimumSize(kPreviewWidth + 8, kPreviewHeight + 8);
+    // The pixmap must not drive the layout (a tall figure would stretch the dialog).
+    m_preview->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     m_preview->setAlignment(Qt::AlignCenter);
     m_preview->setFrameShape(QFrame::StyledPanel);
 
@@ -155,9 +164,15 @@ ExportDialog::ExportDialog(SessionPtr session, std::shared_ptr<const AnalysisRes
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
     connect(buttons, &QDialogButtonBox::accepted, this, &ExportDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &ExportDialog::reject);
+    // Choices on the left, the figure as it will be written on the right: figures are tall.
+    auto *columns = new QHBoxLayout;
+    auto *left = new QVBoxLayout;
+    left->addLayout(form);
+    left->addStretch(1);
+    columns->addLayout(left);
+    columns->addWidget(m_preview, 1);
     auto *layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    layout->addWidget(m_preview, 1);
+    layout->addLayout(columns, 1);
     layout->addWidget(buttons);
 
     m_previewTimer = new QTimer(this);
@@ -271,13 +286,17 @@ void ExportDialog::updatePreview()
     m_sizeNote->setText(format() == FigureExporter::Format::Png
                             ? tr("%1 × %2 pixels").arg(qRound(size.width() * dpr)).arg(qRound(size.height() * dpr))
                             : tr("%1 × %2 points").arg(qRound(size.width() * 0.75)).arg(qRound(size.height() * 0.75)));
-    // The preview is the real figure scaled down, so what is seen is what is written.
-    o.devicePixelRatio = std::min(1.0, static_cast<double>(kPreviewWidth) * devicePixelRatioF() / size.width());
+    // The preview is the real figure scaled down to fit the preview box (width and height), so
+    // what is seen is what is written. Rendering at a fraction of the size keeps it quick.
+    const double screen = devicePixelRatioF();
+    const QSize box = QSize(kPreviewWidth, kPreviewHeight) * screen;
+    const double fit = std::min(double(box.width()) / size.width(), double(box.height()) / size.height());
+    o.devicePixelRatio = std::clamp(fit * 1.5, 0.05, 1.0); // a little oversampling, then smooth scaling
     QImage img = FigureExporter(m_session, m_analysis).image(o);
-    img.setDevicePixelRatio(devicePixelRatioF());
-    m_preview->setPixmap(QPixmap::fromImage(img.width() > kPreviewWidth * devicePixelRatioF()
-                                                ? img.scaledToWidth(qRound(kPreviewWidth * devicePixelRatioF()), Qt::SmoothTransformation)
-                                                : img));
+    img.setDevicePixelRatio(1.0);
+    img = img.scaled(box, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+    img.setDevicePixelRatio(screen);
+    m_preview->setPixmap(QPixmap::fromImage(img));
 }
 
 void ExportDialog::accept()

@@ -83,9 +83,14 @@ QImage FigureExporter::image(const FigureOptions &options) const
     const double dpr = std::clamp(options.devicePixelRatio, 0.25, 8.0);
     const QSize logical = renderer.size();
     QImage img(QSize(qRound(logical.width() * dpr), qRound(logical.height() * dpr)), QImage::Format_ARGB32_Premultiplied);
-    img.setDevicePixelRatio(dpr);
+    // Qt's painter does not scale down for a device-pixel ratio below 1 (a preview or thumbnail):
+    // there the painter is scaled instead, and the image keeps a ratio of 1.
+    if (dpr >= 1.0)
+        img.setDevicePixelRatio(dpr);
     img.fill(Qt::white);
     QPainter p(&img);
+    if (dpr < 1.0)
+        p.scale(dpr, dpr);
     p.setRenderHint(QPainter::TextAntialiasing, true);
     renderer.paint(p);
     p.end();
