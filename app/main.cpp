@@ -9,6 +9,26 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 
+#include <cstdio>
+
+namespace {
+
+QtMessageHandler g_qtHandler = nullptr;
+
+// Export's stderr carries the contract's "path: message" lines. In containers without
+// XDG_RUNTIME_DIR Qt's GUI start adds a line about it that says nothing about the inputs.
+void quietRuntimeDirWarning(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (type == QtWarningMsg && message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
+        return;
+    if (g_qtHandler)
+        g_qtHandler(type, context, message);
+    else
+        std::fprintf(stderr, "%s\n", qPrintable(message));
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
     QStringList args;
@@ -24,6 +44,7 @@ int main(int argc, char **argv)
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
             && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
+        g_qtHandler = qInstallMessageHandler(quietRuntimeDirWarning);
         QGuiApplication app(argc, argv);
         return rs::Cli::run(args);
     }
