@@ -1,7 +1,8 @@
 // Annotations on the live timeline: drawn over the rank groups and their memory charts, created
 // with Shift+drag, moved by dragging (one undo step per drag), deleted with the Delete key, and
-// the Annotations panel's actions, selection and jumps. Findings are numbered badges on the header
-// rows, numbered like the findings panel, selected and moved through their badge.
+// the Annotations panel's actions, selection and jumps. Findings are numbered badges, numbered like
+// the findings panel, in a Findings lane under their rank's header (job-wide ones in a strip under
+// the ruler) that exists only while such badges are shown; selected and moved through their badge.
 
 #include "testsession.h"
 
@@ -11,8 +12,10 @@
 #include "models/findingsmodel.h"
 #include "panels/findingspanel.h"
 #include "timeline/annotationoverlay.h"
+#include "timeline/findingsstrip.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/timelineview.h"
+#include "timeline/timeruler.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -66,9 +69,15 @@ private Q_SLOTS:
     void draggingMovesNoteAndUndoes();
     void deleteKeyTakesOnlySelectedAnnotation();
     void panelActionsAndSelection();
-    void findingsAreNumberedBadgesOnHeaders();
+    void findingsAreNumberedBadgesInFindingsLanes();
+    void findingsLaneFollowsVisibleFindings();
 
 private:
+    // An analysis with three findings, as the analysis orders them: a high moment on rank 0 (over
+    // its memory chart), a medium range on rank 0 and a low one of ranks 0 and 1 (job-wide); shown
+    // on the view and turned into the store's finding annotations.
+    std::shared_ptr<AnalysisResult> showThreeFindings();
+
     // x in group (and viewport) coordinates of time `t`: 10 ns per pixel from kBase + 1000.
     int xOf(TimeNs t) const { return m_view->gutterWidth() + static_cast<int>((t - kBase - 1000) / 10); }
     // The top row of rank `r`'s band (under its header), in group coordinates.
@@ -345,10 +354,8 @@ void TestAnnotationTimeline::panelActionsAndSelection()
     QCOMPARE(panel.proxy()->rowCount(), 3);
 }
 
-void TestAnnotationTimeline::findingsAreNumberedBadgesOnHeaders()
+std::shared_ptr<AnalysisResult> TestAnnotationTimeline::showThreeFindings()
 {
-    // Three findings of an analysis, as the analysis orders them: a high moment on rank 0 (over its
-    // memory chart), a medium range on rank 0 and a low one of ranks 0 and 1 (job-wide).
     auto result = std::make_shared<AnalysisResult>();
     auto finding = [](std::string id, Severity s, std::vector<RankId> ranks, TimeNs t, std::optional<TimeNs> end) {
         Finding f;
@@ -366,6 +373,12 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesOnHeaders()
     m_view->setAnalysis(result);
     m_store->setFindingAnnotations(annotationsFromFindings(*result));
     QTest::qWait(30);
+    return result;
+}
+
+void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()
+{
+    const std::shared_ptr<AnalysisResult> result = showThreeFindings();
     AnnotationOverlay *overlay = m_view->annotationOverlay();
     const std::vector<Annotation> shown = m_store->visibleAnnotations();
     QCOMPARE(shown.size(), std::size_t(3));
@@ -383,12 +396,23 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesOnHeaders()
         QCOMPARE(model.index(row, FindingsModel::NumberColumn).data().toString(), QString::number(row + 1));
     }
 
-    // Drawn as badges in the severity colour on the header row at the finding's moment (a range's
-    // start), and not over rank 0's memory chart: the title is no callout there.
+    // Drawn as badges in the severity colour at the finding's moment (a range's start): rank 0's in
+    // the Findings lane right under its header, the job-wide one in the strip under the ruler; none
+    // on the header row (its summary text and divergence label stay readable) and none over rank
+    // 0's memory chart: the title is no callout there.
     RankGroupWidget *g0 = m_view->rankGroup(0);
     const Lane &header = g0->layout().lanes().front();
     const Lane *memory = g0->layout().memoryLane();
-    QVERIFY(header.kind == Lane::Kind::Header && memory);
+    const Lane *findings = g0->layout().findingsLane();
+    QVERIFY(header.kind == Lane::Kind::Header && memory && findings);
+    QCOMPARE(findings->top, header.top + header.height);
+    QCOMPARE(findings->title, QStringLiteral("Findings"));
+    // Rank 1 has only the job-wide finding: no lane of its own.
+    QVERIFY(!m_view->rankGroup(1)->layout().findingsLane());
+    FindingsStrip *strip = m_view->jobFindingsStrip();
+    QVERIFY(strip->isVisible());
+    QCOMPARE(strip->geometry().bottom() + 1, m_view->viewport()->geometry().top());
+    QCOMPARE(m_view->ruler()->geometry().bottom() + 1, strip->geometry().top());
     const QImage img = m_view->grab().toImage();
     img.save(QStringLiteral("/tmp/ann/finding_markers.png"));
     auto pixel = [&](QPoint p) { return img.pixelColor(g0->mapTo(m_view, p)); };
@@ -407,9 +431,18 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesOnHeaders()
     const int headerTop = header.top, headerBottom = header.top + header.height;
     for (const Finding &f : result->findings) {
         const QColor color = FindingsModel::severityColor(f.severity);
-        QVERIFY2(inkNear(*f.timeNs, headerTop, headerBottom, color), f.id.c_str());
+        const bool jobWide = f.ranks.size() > 1;
+        QVERIFY2(inkNear(*f.timeNs, findings->top, findings->top + findings->height, color) != jobWide, f.id.c_str());
+        QVERIFY2(!inkNear(*f.timeNs, headerTop, headerBottom, color), f.id.c_str());
         QVERIFY2(!inkNear(*f.timeNs, memory->top, memory->top + memory->height, color), f.id.c_str());
     }
+    // The job-wide badge is in the strip: severity-coloured pixels around its moment there.
+    bool jobBadge = false;
+    const QColor low = FindingsModel::severityColor(Severity::Low);
+    for (int y = 0; y < strip->height() && !jobBadge; ++y)
+        for (int dx = -9; dx <= 9 && !jobBadge; ++dx)
+            jobBadge = std::abs(dx) > 2 && near(img.pixelColor(strip->mapTo(m_view, QPoint(xOf(kBase + 8500) + dx, y))), low);
+    QVERIFY2(jobBadge, "no job-wide badge in the strip under the ruler");
     // The range keeps its dashed edge across the memory chart.
     bool edge = false;
     for (int y = memory->top; y < memory->top + memory->height && !edge; ++y)
@@ -424,7 +457,10 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesOnHeaders()
     const std::optional<QRectF> row0 = geo.markerRow(0);
     QVERIFY(row0);
     const double rowY = row0->center().y();
-    QCOMPARE(rowY, QRectF(g0->mapTo(m_view->viewport(), QPoint(0, header.top)), QSizeF(1, header.height)).center().y());
+    // The lane less its bottom separator, as the figure's strip.
+    QCOMPARE(rowY, QRectF(g0->mapTo(m_view->viewport(), QPoint(0, findings->top)), QSizeF(1, findings->height - 1)).center().y());
+    const std::optional<QRectF> jobRow = geo.markerRow(kNoRank);
+    QVERIFY(jobRow && jobRow->bottom() <= 0); // above the viewport: the strip
     const Annotation &oom = *std::find_if(shown.begin(), shown.end(), [](const Annotation &a) { return a.findingKey.starts_with("oom"); });
     const Annotation &spike = *std::find_if(shown.begin(), shown.end(), [](const Annotation &a) { return a.findingKey.starts_with("spike"); });
     const QPoint oomBadge = g0->mapFrom(m_view->viewport(), QPointF(geo.x(oom.time), rowY).toPoint());
@@ -465,6 +501,99 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesOnHeaders()
     m_view->setAnalysis(nullptr);
     QCOMPARE(overlay->findingNumberOf(oom), 0);
     QVERIFY(overlay->toolTipFor(oom.id).isEmpty());
+}
+
+void TestAnnotationTimeline::findingsLaneFollowsVisibleFindings()
+{
+    RankGroupWidget *g0 = m_view->rankGroup(0);
+    RankGroupWidget *g1 = m_view->rankGroup(1);
+    FindingsStrip *strip = m_view->jobFindingsStrip();
+    AnnotationOverlay *overlay = m_view->annotationOverlay();
+    const int h0 = g0->height(), h1 = g1->height();
+    auto rulerMeetsViewport = [&] { return m_view->ruler()->geometry().bottom() + 1 == m_view->viewport()->geometry().top(); };
+
+    // A user annotation is no finding: it asks for no row.
+    Annotation note;
+    note.kind = Annotation::Kind::Note;
+    note.rank = note.endRank = 1;
+    note.time = note.endTime = kBase + 3000;
+    note.text = QStringLiteral("a note");
+    m_store->add(note);
+    QVERIFY(!g0->layout().findingsLane() && !g1->layout().findingsLane());
+    QVERIFY(strip->isHidden());
+    QVERIFY(rulerMeetsViewport());
+
+    // The analysis arrives: rank 0 gets its lane (and is taller by it), the job-wide finding the strip.
+    const std::shared_ptr<AnalysisResult> result = showThreeFindings();
+    QVERIFY(g0->layout().findingsLane() && !g1->layout().findingsLane());
+    QCOMPARE(g0->height(), h0 + LaneLayout::kFindingsHeight);
+    QCOMPARE(g1->height(), h1);
+    QVERIFY(strip->isVisible());
+    QVERIFY(!rulerMeetsViewport());
+    QCOMPARE(strip->geometry().bottom() + 1, m_view->viewport()->geometry().top());
+
+    // The job-wide badge in the strip takes the mouse like any other: hover names the finding, a
+    // click selects it, a drag moves it.
+    const std::vector<Annotation> shown = m_store->visibleAnnotations();
+    const Annotation &desync = *std::find_if(shown.begin(), shown.end(), [](const Annotation &a) { return a.findingKey.starts_with("desync"); });
+    QCOMPARE(desync.rank, kNoRank);
+    const QPoint inStrip(xOf(desync.time), strip->height() / 2);
+    QCOMPARE(overlay->geometryForPainting().markerRow(kNoRank)->center().y(),
+             QRectF(m_view->viewport()->mapFrom(m_view, strip->mapTo(m_view, QPoint(0, 0))), QSizeF(1, strip->height() - 1)).center().y());
+    sendMouse(strip, QEvent::MouseMove, inStrip, Qt::NoButton, Qt::NoButton);
+    QCOMPARE(overlay->hoveredId(), desync.id);
+    sendMouse(strip, QEvent::MouseButtonPress, inStrip, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(strip, QEvent::MouseButtonRelease, inStrip, Qt::LeftButton, Qt::NoButton);
+    QCOMPARE(m_store->selectedId(), desync.id);
+    QCOMPARE(m_state->selectedFinding(), 2);
+    m_state->setVisibleRange({kBase + 1000, kBase + 11000}); // selecting the finding moved the window
+    const QPoint from(xOf(desync.time), strip->height() / 2);
+    drag(strip, from, from - QPoint(100, 0));
+    QVERIFY2(std::abs(m_store->find(desync.id)->time - (kBase + 7500)) <= 10, qPrintable(QString::number(m_store->find(desync.id)->time - kBase)));
+    QCOMPARE(m_store->find(desync.id)->rank, kNoRank);
+    m_store->undoStack()->undo();
+
+    // Edit ▸ Show Finding Annotations off: the lane and the strip go, the group shrinks back; on: back.
+    m_store->setFindingAnnotationsVisible(false);
+    QVERIFY(!g0->layout().findingsLane());
+    QCOMPARE(g0->height(), h0);
+    QVERIFY(strip->isHidden());
+    QVERIFY(rulerMeetsViewport());
+    m_store->setFindingAnnotationsVisible(true);
+    QVERIFY(g0->layout().findingsLane());
+    QVERIFY(strip->isVisible());
+
+    // Dragging rank 0's moment onto rank 1 gives rank 1 a lane once the drag ends (not during it,
+    // so the rows do not move under the mouse).
+    const Annotation &oom = *std::find_if(shown.begin(), shown.end(), [](const Annotation &a) { return a.findingKey.starts_with("oom"); });
+    QTest::qWait(30);
+    const AnnotationGeometry geo = overlay->geometryForPainting();
+    const QPoint oomBadge = g0->mapFrom(m_view->viewport(), QPointF(geo.x(oom.time), geo.markerRow(0)->center().y()).toPoint());
+    const QPoint onRank1 = g0->mapFrom(m_view->viewport(), g1->mapTo(m_view->viewport(), QPoint(xOf(oom.time), bandTop(g1) + 20)));
+    drag(g0, oomBadge, onRank1);
+    QCOMPARE(m_store->find(oom.id)->rank, RankId(1));
+    QVERIFY(g1->layout().findingsLane());
+    QVERIFY(g0->layout().findingsLane()); // the range is still on rank 0
+    m_store->undoStack()->undo();
+    QVERIFY(!g1->layout().findingsLane());
+
+    // A collapsed group stays two rows: its badges sit on its summary strip.
+    m_state->setRankCollapsed(0, true);
+    QVERIFY(!g0->layout().findingsLane());
+    QCOMPARE(g0->layout().lanes().size(), std::size_t(2));
+    const Lane &summary = g0->layout().lanes()[1];
+    QCOMPARE(summary.kind, Lane::Kind::Summary);
+    QCOMPARE(overlay->geometryForPainting().markerRow(0)->top(), double(g0->mapTo(m_view->viewport(), QPoint(0, summary.top)).y()));
+    m_state->setRankCollapsed(0, false);
+    QVERIFY(g0->layout().findingsLane());
+
+    // Without the analysis the findings are callouts again: no rows for badges.
+    m_view->setAnalysis(nullptr);
+    QVERIFY(!g0->layout().findingsLane());
+    QVERIFY(strip->isHidden());
+    QCOMPARE(g0->height(), h0);
+    m_view->setAnalysis(result);
+    QVERIFY(g0->layout().findingsLane());
 }
 
 QTEST_MAIN(TestAnnotationTimeline)

@@ -2,6 +2,7 @@
 
 #include "annotations/annotationdialog.h"
 #include "annotations/annotationstore.h"
+#include "findingsstrip.h"
 #include "models/findingsmodel.h"
 #include "rankgroupwidget.h"
 #include "timelineview.h"
@@ -14,6 +15,7 @@
 #include <QToolTip>
 
 #include <cmath>
+#include <set>
 
 namespace rs {
 
@@ -25,13 +27,16 @@ constexpr int kMinRangePx = 3;      // a Shift+drag narrower than this is a clic
 } // namespace
 
 AnnotationOverlay::AnnotationOverlay(TimelineView *view)
-    : QWidget(view->viewport())
+    : QWidget(view)
     , m_view(view)
 {
-    // A picture only: the rank groups underneath get the mouse, and this widget listens in on them.
+    // A picture only: the rank groups and the job-wide strip underneath get the mouse, and this
+    // widget listens in on them.
     setAttribute(Qt::WA_TransparentForMouseEvents);
     setAttribute(Qt::WA_NoSystemBackground);
     setFocusPolicy(Qt::NoFocus);
+    if (FindingsStrip *strip = view->jobFindingsStrip())
+        strip->installEventFilter(this);
 }
 
 void AnnotationOverlay::setStore(AnnotationStore *store)
@@ -44,15 +49,72 @@ void AnnotationOverlay::setStore(AnnotationStore *store)
     m_mode = Mode::Idle;
     m_hovered = 0;
     if (store) {
-        connect(store, &AnnotationStore::changed, this, qOverload<>(&QWidget::update));
+        connect(store, &AnnotationStore::changed, this, [this] {
+            // Not while a badge is dragged: a lane coming or going would move the rows under the mouse.
+            if (m_mode != Mode::Drag)
+                syncFindingRows();
+            update();
+        });
         connect(store, &AnnotationStore::selectionChanged, this, qOverload<>(&QWidget::update));
     }
+    syncFindingRows();
     update();
 }
 
 void AnnotationOverlay::watch(RankGroupWidget *group)
 {
     group->installEventFilter(this);
+}
+
+bool AnnotationOverlay::isMarker(const Annotation &a) const
+{
+    return a.origin == Annotation::Origin::Finding && a.kind != Annotation::Kind::Arrow && findingNumberOf(a) > 0;
+}
+
+void AnnotationOverlay::syncFindingRows()
+{
+    std::set<RankId> ranks;
+    bool jobWide = false;
+    if (m_store)
+        for (const Annotation &a : m_store->visibleAnnotations())
+            if (isMarker(a)) {
+                if (a.rank == kNoRank)
+                    jobWide = true;
+                else
+                    ranks.insert(a.rank);
+            }
+    for (RankGroupWidget *group : m_view->rankGroups())
+        group->setFindingsLane(ranks.contains(group->rank()));
+    m_view->setJobFindingsStrip(jobWide);
+}
+
+QRectF AnnotationOverlay::viewportArea() const
+{
+    return QRectF(QPointF(0, 0), QSizeF(m_view->viewport()->size()));
+}
+
+std::optional<QRectF> AnnotationOverlay::jobStripArea() const
+{
+    const FindingsStrip *strip = m_view->jobFindingsStrip();
+    if (!strip || strip->isHidden())
+        return std::nullopt;
+    return QRectF(QPointF(toViewport(strip, QPointF(0, 0))), QSizeF(strip->size()));
+}
+
+QPointF AnnotationOverlay::toViewport(const QWidget *source, QPointF pos) const
+{
+    const QPoint origin = m_view->viewport()->mapFrom(m_view, source->mapTo(m_view, QPoint(0, 0)));
+    return pos + QPointF(origin);
+}
+
+std::pair<std::uint64_t, AnnotationPainter::Part> AnnotationOverlay::hitAt(const QPointF &pos) const
+{
+    std::vector<Annotation> shown = m_store ? m_store->visibleAnnotations() : std::vector<Annotation>();
+    // Above the viewport is the job-wide strip: only its badges are there (a rank's row scrolled
+    // up under it is hidden, as it is when painted).
+    if (pos.y() < 0)
+        std::erase_if(shown, [this](const Annotation &a) { return a.rank != kNoRank || !isMarker(a); });
+    return AnnotationPainter::hitTest(pos, shown, geometryForPainting(), style());
 }
 
 AnnotationGeometry AnnotationOverlay::geometryForPainting() const
@@ -66,33 +128,48 @@ AnnotationGeometry AnnotationOverlay::geometryForPainting() const
         const RankGroupWidget *group = view->rankGroup(rank);
         if (!group || group->isHidden() || group->layout().lanes().empty())
             return std::nullopt;
-        // The lanes under the header, where the rank's events are; the header keeps its text.
+        // The lanes under the header (and under the Findings lane), where the rank's events are:
+        // the header keeps its text, and callouts and range labels stay off the badges' row.
         const Lane &head = group->layout().lanes().front();
-        const int top = head.top + head.height;
+        const Lane *findings = group->layout().findingsLane();
+        const int top = findings ? findings->top + findings->height : head.top + head.height;
         const int bottom = group->layout().height() - LaneLayout::kGroupGap;
         const QPoint origin = group->mapTo(viewport, QPoint(0, 0));
         const double left = view->gutterWidth();
         return QRectF(left, origin.y() + top, group->width() - left, std::max(1, bottom - top));
     };
-    g.area = QRectF(m_view->gutterWidth(), 0, std::max(0, width() - m_view->gutterWidth()), height());
-    // Finding markers sit on the header row (name and summary on the left, no data): a rank's on
-    // its own group's, job-wide ones on the first group whose header is wholly in view, so they
-    // stay in sight while scrolling through many ranks.
-    const double viewportHeight = height();
-    g.markerRow = [view, viewport, viewportHeight](RankId rank) -> std::optional<QRectF> {
-        auto header = [&](const RankGroupWidget *group) -> std::optional<QRectF> {
+    g.area = QRectF(m_view->gutterWidth(), 0, std::max(0, viewport->width() - m_view->gutterWidth()), viewport->height());
+    // Finding markers sit in the rows kept for them (syncFindingRows): a rank's in its Findings lane
+    // (a collapsed group's on its summary strip), job-wide ones in the strip under the ruler. Until
+    // the rows are synced (a badge being dragged onto another rank) a rank's use its header row and
+    // job-wide ones the first header wholly in view.
+    const double viewportHeight = viewport->height();
+    const std::optional<QRectF> jobStrip = jobStripArea();
+    g.markerRow = [view, viewport, viewportHeight, jobStrip](RankId rank) -> std::optional<QRectF> {
+        const double left = view->gutterWidth();
+        auto row = [&](const RankGroupWidget *group, bool header) -> std::optional<QRectF> {
             if (!group || group->isHidden() || group->layout().lanes().empty())
                 return std::nullopt;
-            const Lane &head = group->layout().lanes().front();
+            const std::vector<Lane> &lanes = group->layout().lanes();
+            const Lane *lane = &lanes.front();
+            if (!header) {
+                if (const Lane *findings = group->layout().findingsLane())
+                    lane = findings;
+                else if (lanes.size() > 1 && lanes[1].kind == Lane::Kind::Summary)
+                    lane = &lanes[1];
+            }
             const QPoint origin = group->mapTo(viewport, QPoint(0, 0));
-            const double left = view->gutterWidth();
-            return QRectF(left, origin.y() + head.top, group->width() - left, head.height);
+            // Less the lane's bottom separator, as the figure's strips.
+            const int h = lane->kind == Lane::Kind::Findings ? lane->height - 1 : lane->height;
+            return QRectF(left, origin.y() + lane->top, group->width() - left, h);
         };
         if (rank != kNoRank)
-            return header(view->rankGroup(rank));
+            return row(view->rankGroup(rank), false);
+        if (jobStrip)
+            return QRectF(left, jobStrip->top(), jobStrip->width() - left, jobStrip->height() - 1);
         for (const RankGroupWidget *group : view->rankGroups())
-            if (const auto row = header(group); row && row->top() >= 0 && row->bottom() <= viewportHeight)
-                return row;
+            if (const auto r = row(group, true); r && r->top() >= 0 && r->bottom() <= viewportHeight)
+                return r;
         return std::nullopt;
     };
     return g;
@@ -202,7 +279,18 @@ void AnnotationOverlay::paintEvent(QPaintEvent *)
     if (shown.empty())
         return;
     QPainter painter(this);
-    AnnotationPainter::paint(painter, shown, geometryForPainting(), m_store->selectedId(), m_hovered, style());
+    // Everything is placed in viewport coordinates; this widget starts at the job-wide strip's top.
+    painter.translate(QPointF(toViewport(this, QPointF(0, 0))) * -1);
+    const AnnotationGeometry geometry = geometryForPainting();
+    const AnnotationStyle look = style();
+    painter.setClipRect(viewportArea());
+    AnnotationPainter::paint(painter, shown, geometry, m_store->selectedId(), m_hovered, look);
+    // The strip gets the job-wide badges only: a rank's row scrolled up behind it stays hidden.
+    if (const std::optional<QRectF> strip = jobStripArea()) {
+        std::erase_if(shown, [this](const Annotation &a) { return a.rank != kNoRank || !isMarker(a); });
+        painter.setClipRect(*strip);
+        AnnotationPainter::paint(painter, shown, geometry, m_store->selectedId(), m_hovered, look);
+    }
 }
 
 void AnnotationOverlay::setHovered(std::uint64_t id)
@@ -213,7 +301,7 @@ void AnnotationOverlay::setHovered(std::uint64_t id)
     update();
 }
 
-void AnnotationOverlay::updateCursor(RankGroupWidget *group, AnnotationPainter::Part part)
+void AnnotationOverlay::updateCursor(QWidget *group, AnnotationPainter::Part part)
 {
     if (m_mode == Mode::PlaceArrow || m_mode == Mode::CreateRange) {
         group->setCursor(Qt::CrossCursor);
@@ -233,7 +321,9 @@ void AnnotationOverlay::updateCursor(RankGroupWidget *group, AnnotationPainter::
 
 bool AnnotationOverlay::eventFilter(QObject *watched, QEvent *event)
 {
-    auto *group = qobject_cast<RankGroupWidget *>(watched);
+    QWidget *group = qobject_cast<RankGroupWidget *>(watched);
+    if (!group)
+        group = qobject_cast<FindingsStrip *>(watched);
     if (!group)
         return QWidget::eventFilter(watched, event);
     switch (event->type()) {
@@ -257,9 +347,9 @@ bool AnnotationOverlay::eventFilter(QObject *watched, QEvent *event)
     return QWidget::eventFilter(watched, event);
 }
 
-bool AnnotationOverlay::mousePress(RankGroupWidget *group, QMouseEvent *event)
+bool AnnotationOverlay::mousePress(QWidget *group, QMouseEvent *event)
 {
-    const QPointF pos = group->mapTo(m_view->viewport(), event->position().toPoint());
+    const QPointF pos = toViewport(group, event->position());
     m_pressPos = m_mousePos = pos;
     const bool inData = pos.x() >= m_view->gutterWidth();
     if (m_mode == Mode::PlaceArrow) {
@@ -283,7 +373,7 @@ bool AnnotationOverlay::mousePress(RankGroupWidget *group, QMouseEvent *event)
     }
     if (event->button() != Qt::LeftButton)
         return false;
-    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting(), style());
+    const auto [id, part] = hitAt(pos);
     if (id != 0) {
         m_store->setSelectedId(id);
         m_dragOrigin = *m_store->find(id);
@@ -306,9 +396,9 @@ bool AnnotationOverlay::mousePress(RankGroupWidget *group, QMouseEvent *event)
     return false; // the group selects or pans
 }
 
-bool AnnotationOverlay::mouseMove(RankGroupWidget *group, QMouseEvent *event)
+bool AnnotationOverlay::mouseMove(QWidget *group, QMouseEvent *event)
 {
-    const QPointF pos = group->mapTo(m_view->viewport(), event->position().toPoint());
+    const QPointF pos = toViewport(group, event->position());
     m_mousePos = pos;
     switch (m_mode) {
     case Mode::PlaceArrow:
@@ -355,7 +445,7 @@ bool AnnotationOverlay::mouseMove(RankGroupWidget *group, QMouseEvent *event)
     }
     if (event->buttons() != Qt::NoButton)
         return false; // the group's own pan drag
-    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting(), style());
+    const auto [id, part] = hitAt(pos);
     if (id != m_hovered) {
         // A badge says only a number: the tooltip names the finding.
         const QString tip = toolTipFor(id);
@@ -390,14 +480,15 @@ bool AnnotationOverlay::mouseRelease(QMouseEvent *event)
             m_store->setSelectedId(m_store->add(*range));
     }
     m_mode = Mode::Idle;
+    syncFindingRows(); // held back while dragging: a badge moved onto another rank moves its row
     update();
     return true;
 }
 
-bool AnnotationOverlay::mouseDoubleClick(RankGroupWidget *group, QMouseEvent *event)
+bool AnnotationOverlay::mouseDoubleClick(QWidget *group, QMouseEvent *event)
 {
-    const QPointF pos = group->mapTo(m_view->viewport(), event->position().toPoint());
-    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting(), style());
+    const QPointF pos = toViewport(group, event->position());
+    const auto [id, part] = hitAt(pos);
     if (id == 0 || event->button() != Qt::LeftButton)
         return false;
     m_mode = Mode::Idle;
@@ -406,9 +497,9 @@ bool AnnotationOverlay::mouseDoubleClick(RankGroupWidget *group, QMouseEvent *ev
     return true;
 }
 
-bool AnnotationOverlay::contextMenu(RankGroupWidget *group, QContextMenuEvent *event)
+bool AnnotationOverlay::contextMenu(QWidget *group, QContextMenuEvent *event)
 {
-    const QPointF pos = group->mapTo(m_view->viewport(), event->pos());
+    const QPointF pos = toViewport(group, QPointF(event->pos()));
     if (pos.x() < m_view->gutterWidth())
         return false;
     if (m_mode == Mode::PlaceArrow) {
@@ -416,9 +507,11 @@ bool AnnotationOverlay::contextMenu(RankGroupWidget *group, QContextMenuEvent *e
         update();
         return true;
     }
-    const RankId rank = group->rank();
+    // The job-wide strip belongs to no rank: only job-wide things are offered there.
+    const auto *rankGroup = qobject_cast<RankGroupWidget *>(group);
+    const RankId rank = rankGroup ? rankGroup->rank() : kNoRank;
     const TimeNs time = timeAt(pos.x());
-    const auto [id, part] = AnnotationPainter::hitTest(pos, m_store->visibleAnnotations(), geometryForPainting(), style());
+    const auto [id, part] = hitAt(pos);
     QMenu menu(this);
     if (id != 0) {
         m_store->setSelectedId(id);
@@ -426,11 +519,14 @@ bool AnnotationOverlay::contextMenu(RankGroupWidget *group, QContextMenuEvent *e
         menu.addAction(tr("Delete"), this, [this, id = id] { m_store->remove(id); });
         menu.addSeparator();
     }
-    menu.addAction(tr("Add note here…"), this, [this, rank, time] { addNoteInteractive(rank, time); });
+    if (rank != kNoRank)
+        menu.addAction(tr("Add note here…"), this, [this, rank, time] { addNoteInteractive(rank, time); });
     menu.addAction(tr("Add job-wide note here…"), this, [this, time] { addNoteInteractive(kNoRank, time); });
-    menu.addAction(tr("Add arrow from here"), this, [this, rank, time] { beginArrow(rank, time); });
+    if (rank != kNoRank)
+        menu.addAction(tr("Add arrow from here"), this, [this, rank, time] { beginArrow(rank, time); });
     const TimeRange visible = m_view->viewState()->visibleRange();
-    menu.addAction(tr("Mark visible range on rank %1").arg(rank), this, [this, rank, visible] {
+    if (rank != kNoRank)
+        menu.addAction(tr("Mark visible range on rank %1").arg(rank), this, [this, rank, visible] {
         Annotation a;
         a.kind = Annotation::Kind::Range;
         a.rank = rank;

@@ -6,11 +6,17 @@
 // selecting and the ruler cursor work as before everywhere else.
 //
 // Findings of the analysis are drawn as numbered badges (the number of findingNumbers(): the
-// findings panel's "#", the exported figure's) on their rank group's header row, job-wide ones on
-// the first header row in view, so they cover none of the curves and spans they are about; ranges
-// keep their shading and dashed edges. Hovering a badge tells the finding's severity and full title,
+// findings panel's "#", the exported figure's) in rows kept free for them, as the exported figure
+// does: a rank's in the Findings lane under its group's header (LaneLayout, Lane::Kind::Findings),
+// job-wide ones in the strip pinned under the ruler (TimelineView::jobFindingsStrip), so they cover
+// neither the header's summary and divergence text nor the curves and spans they are about; ranges
+// keep their shading and dashed edges. syncFindingRows() gives those rows to exactly the ranks (and
+// the job) that have visible numbered finding annotations, so they come and go with Edit ▸ Show
+// Finding Annotations and with each analysis. A collapsed group gets no lane (it stays two rows):
+// its badges sit on its summary strip. Hovering a badge tells the finding's severity and full title,
 // a click selects the finding as the findings panel does (ViewState::setSelectedFinding), a drag
-// moves it. A finding annotation whose text the user edited stays a badge too (its number keeps
+// moves it (the rows are resynced when the drag ends, so the layout never shifts under the mouse).
+// A finding annotation whose text the user edited stays a badge too (its number keeps
 // matching the panel and the figure); the edited text is in its tooltip and the Annotations dock.
 // User annotations (and finding annotations the analysis no longer has) keep their callouts.
 
@@ -39,7 +45,8 @@ class AnnotationOverlay : public QWidget
 {
     Q_OBJECT
 public:
-    /// Lives on `view`'s viewport; the view keeps it covering the viewport and on top.
+    /// Lives on `view`, which keeps it covering the viewport and the job-wide findings strip above
+    /// it, and on top. It paints and hit-tests in viewport coordinates: the strip is at y < 0.
     explicit AnnotationOverlay(TimelineView *view);
 
     /// The annotations shown and edited (null: none). Not owned.
@@ -47,6 +54,12 @@ public:
     AnnotationStore *store() const { return m_store; }
     /// Starts handling the mouse of `group` (the view calls this for each group it makes).
     void watch(RankGroupWidget *group);
+    /// Gives a Findings lane to the rank groups with visible numbered finding annotations, and the
+    /// job-wide strip to the view when there are job-wide ones; takes them away from the rest.
+    void syncFindingRows();
+    /// True when `a` is drawn as a numbered badge: a finding annotation (not an arrow) that the
+    /// view's analysis numbers.
+    bool isMarker(const Annotation &a) const;
     /// Where things are on this widget (viewport coordinates), for painting and hit-testing.
     AnnotationGeometry geometryForPainting() const;
     /// How annotations are drawn here: findings of the view's analysis as numbered markers.
@@ -79,17 +92,25 @@ protected:
 private:
     enum class Mode : std::uint8_t { Idle, Drag, CreateRange, PlaceArrow };
 
-    bool mousePress(RankGroupWidget *group, QMouseEvent *event);
-    bool mouseMove(RankGroupWidget *group, QMouseEvent *event);
+    // `source` is a rank group or the job-wide findings strip.
+    bool mousePress(QWidget *source, QMouseEvent *event);
+    bool mouseMove(QWidget *source, QMouseEvent *event);
     bool mouseRelease(QMouseEvent *event);
-    bool mouseDoubleClick(RankGroupWidget *group, QMouseEvent *event);
-    bool contextMenu(RankGroupWidget *group, QContextMenuEvent *event);
+    bool mouseDoubleClick(QWidget *source, QMouseEvent *event);
+    bool contextMenu(QWidget *source, QContextMenuEvent *event);
+    /// `pos` of `source` in viewport coordinates.
+    QPointF toViewport(const QWidget *source, QPointF pos) const;
+    /// The annotation (and part) under `pos` (viewport coordinates), as painted.
+    std::pair<std::uint64_t, AnnotationPainter::Part> hitAt(const QPointF &pos) const;
+    /// The viewport's rectangle and, when shown, the job-wide strip's, in viewport coordinates.
+    QRectF viewportArea() const;
+    std::optional<QRectF> jobStripArea() const;
     /// The rank whose group is at viewport row `y`, or kNoRank.
     RankId rankAt(double y) const;
     TimeNs timeAt(double x) const;
     std::optional<Annotation> preview() const;
     void setHovered(std::uint64_t id);
-    void updateCursor(RankGroupWidget *group, AnnotationPainter::Part part);
+    void updateCursor(QWidget *source, AnnotationPainter::Part part);
     /// The finding of the view's analysis `a` was made from, and its index; {nullptr, -1} if none.
     std::pair<const Finding *, int> findingOf(const Annotation &a) const;
 

@@ -42,7 +42,7 @@ QString LaneLayout::trackTitle(const Session &session, const Track &track)
     return {};
 }
 
-void LaneLayout::build(const Session &session, const Rank &rank, bool collapsed, bool hasTimedLogs)
+void LaneLayout::build(const Session &session, const Rank &rank, bool collapsed, bool hasTimedLogs, bool findings)
 {
     m_lanes.clear();
     m_memoryTracks.clear();
@@ -75,6 +75,8 @@ void LaneLayout::build(const Session &session, const Rank &rank, bool collapsed,
         m_height = y + kGroupGap;
         return;
     }
+    if (findings)
+        add(Lane::Kind::Findings, kNoTrack, kFindingsHeight, tr("Findings"));
     if (!m_memoryTracks.empty()) {
         const int device = session.tracks()[m_memoryTracks.front()].device;
         // The gutter lists every curve with its peak, and the GPU's capacity: one title row, one
@@ -168,6 +170,14 @@ const Lane *LaneLayout::memoryLane() const
 {
     for (const Lane &l : m_lanes)
         if (l.kind == Lane::Kind::Memory)
+            return &l;
+    return nullptr;
+}
+
+const Lane *LaneLayout::findingsLane() const
+{
+    for (const Lane &l : m_lanes)
+        if (l.kind == Lane::Kind::Findings)
             return &l;
     return nullptr;
 }

@@ -22,6 +22,7 @@ struct Lane {
         Instants, ///< a marker or log track: one tick per instant
         Log,      ///< the rank's timed log records (Session::logs()), one marker each
         Summary,  ///< collapsed group: one busy strip of the rank's GPU (or CPU) work
+        Findings, ///< the numbered badges of the rank's finding annotations, right under the header
     };
     Kind kind = Kind::Spans;  ///< what the lane shows
     TrackId track = kNoTrack; ///< the track shown (Spans, Counter, Instants), else kNoTrack
@@ -44,11 +45,15 @@ public:
     static constexpr int kInstantsHeight = 18;
     static constexpr int kLogHeight = 20;
     static constexpr int kSummaryHeight = 18;
+    static constexpr int kFindingsHeight = 20; ///< one row of numbered finding badges (the figure's strip too)
     static constexpr int kGroupGap = 8;     ///< empty rows after the last lane
 
     /// Lays out `rank` of `session`; a collapsed group is its header and a summary strip. The log
     /// lane is added only when `hasTimedLogs` (records without time have nowhere to go on a time axis).
-    void build(const Session &session, const Rank &rank, bool collapsed, bool hasTimedLogs);
+    /// `findings` adds a Findings lane right under the header of an expanded group, a row kept free
+    /// for the badges of the rank's finding annotations so they cover neither the header's text nor
+    /// the data (a collapsed group stays two rows: its badges sit on the summary strip).
+    void build(const Session &session, const Rank &rank, bool collapsed, bool hasTimedLogs, bool findings = false);
 
     const std::vector<Lane> &lanes() const { return m_lanes; }
     /// Total height of the group, gap included.
@@ -62,6 +67,8 @@ public:
     const Lane *memoryLane() const;
     /// The log lane, or nullptr when the rank has no timed log records or is collapsed.
     const Lane *logLane() const;
+    /// The Findings lane, or nullptr when build() was not asked for one or the group is collapsed.
+    const Lane *findingsLane() const;
     /// Tracks drawn in the memory lane: allocated, reserved and nvidia-smi used of devices >= 0
     /// (profiler, allocator snapshot and nvidia-smi alike), in the rank's track order.
     const std::vector<TrackId> &memoryTracks() const { return m_memoryTracks; }

@@ -5,6 +5,7 @@
 #include "analysisoverlay.h"
 #include "charts/memoryplot.h"
 #include "counterformat.h"
+#include "findingsstrip.h"
 #include "gutterpainter.h"
 #include "lanepainter.h"
 #include "logstyle.h"
@@ -177,10 +178,19 @@ QSize RankGroupWidget::sizeHint() const
 
 void RankGroupWidget::relayout()
 {
-    m_layout.build(*m_ctx.session, rankData(), m_ctx.state->isRankCollapsed(m_rank), !m_ctx.evidence.logs(m_rank).empty());
+    m_layout.build(*m_ctx.session, rankData(), m_ctx.state->isRankCollapsed(m_rank), !m_ctx.evidence.logs(m_rank).empty(),
+                   m_findingsLane);
     setFixedHeight(m_layout.height());
     buildChart();
     update();
+}
+
+void RankGroupWidget::setFindingsLane(bool on)
+{
+    if (on == m_findingsLane)
+        return;
+    m_findingsLane = on;
+    relayout();
 }
 
 void RankGroupWidget::buildChart()
@@ -408,6 +418,10 @@ void RankGroupWidget::paintEvent(QPaintEvent *event)
         if (lane.kind == Lane::Kind::Header) {
             gutter.header(lane, m_rank, m_ctx.state->isRankCollapsed(m_rank), selected, m_summary, m_alerts);
             AnalysisOverlay::paintBadge(p, QRect(g, lane.top, width() - g, lane.height), m_divergence);
+            continue;
+        }
+        if (lane.kind == Lane::Kind::Findings) { // the badges are the AnnotationOverlay's
+            FindingsStrip::paintRow(p, laneRectFull, g, lane.title, font());
             continue;
         }
         p.setClipRect(dataArea.intersected(laneRectFull).intersected(exposed));

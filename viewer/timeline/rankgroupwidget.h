@@ -27,6 +27,10 @@ public:
     const LaneLayout &layout() const { return m_layout; }
     /// Re-reads the collapsed state and lays the lanes out again.
     void relayout();
+    /// Whether the group keeps a Findings lane under its header for finding badges (the
+    /// AnnotationOverlay decides: the rank has visible finding annotations); relayouts on a change.
+    void setFindingsLane(bool on);
+    bool hasFindingsLane() const { return m_findingsLane; }
     /// The visible range, ticks or clock offsets changed: refresh the chart and repaint.
     void viewChanged();
     /// The analysis (TimelineContext::analysis) changed: refresh spikes and the divergence badge.
@@ -93,6 +97,7 @@ private:
     bool m_pressed = false;
     bool m_dragging = false;
     bool m_swallowRelease = false;
+    bool m_findingsLane = false;
 };
 
 } // namespace rs

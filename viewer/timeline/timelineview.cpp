@@ -4,6 +4,7 @@
 
 #include "annotationoverlay.h"
 #include "annotations/annotationstore.h"
+#include "findingsstrip.h"
 #include "rankgroupwidget.h"
 #include "shortcutsheet.h"
 #include "timelinecontext.h"
@@ -57,9 +58,11 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     m_groupsLayout->addWidget(m_untimed);
     m_groupsLayout->addStretch(1);
     setWidget(m_container);
+    m_jobFindings = new FindingsStrip(this);
+    m_jobFindings->setGutterWidth(m_ctx->gutterWidth);
+    m_jobFindings->hide();
     m_annotations = new AnnotationOverlay(this);
-    m_annotations->setGeometry(viewport()->rect());
-    m_annotations->raise();
+    placeRuler();
     connect(verticalScrollBar(), &QScrollBar::valueChanged, m_annotations, qOverload<>(&QWidget::update));
 
     m_gestureEnd.setSingleShot(true);
@@ -175,7 +178,19 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
     m_ctx->evidence.build(m_ctx->session.get(), m_ctx->analysis.get());
     for (RankGroupWidget *g : m_groups)
         g->analysisChanged();
-    m_annotations->update(); // finding markers take their numbers from the analysis
+    // Finding markers take their numbers from the analysis: without one they are callouts and need
+    // no rows of their own.
+    m_annotations->syncFindingRows();
+    m_annotations->update();
+}
+
+void TimelineView::setJobFindingsStrip(bool shown)
+{
+    if (shown == m_jobFindings->isVisible())
+        return;
+    m_jobFindings->setVisible(shown);
+    setViewportMargins(0, TimeRuler::kHeight + (shown ? FindingsStrip::kHeight : 0), 0, 0);
+    placeRuler();
 }
 
 std::shared_ptr<const AnalysisResult> TimelineView::analysis() const
@@ -204,6 +219,7 @@ void TimelineView::rebuildGroups()
         g->setVisible(!m_state->isRankHidden(rank.id));
         m_groups.push_back(g);
     }
+    m_annotations->syncFindingRows();
 }
 
 RankGroupWidget *TimelineView::rankGroup(RankId rank) const
@@ -309,7 +325,12 @@ void TimelineView::ensureEventVisible(const EventRef &event)
 void TimelineView::placeRuler()
 {
     const QRect vp = viewport()->geometry();
-    m_ruler->setGeometry(vp.x(), vp.y() - TimeRuler::kHeight, vp.width(), TimeRuler::kHeight);
+    const int strip = m_jobFindings->isVisible() ? FindingsStrip::kHeight : 0;
+    m_ruler->setGeometry(vp.x(), vp.y() - strip - TimeRuler::kHeight, vp.width(), TimeRuler::kHeight);
+    m_jobFindings->setGeometry(vp.x(), vp.y() - strip, vp.width(), strip);
+    // The overlay covers the strip too, so a job-wide badge there is drawn (and dragged) like any other.
+    m_annotations->setGeometry(vp.adjusted(0, -strip, 0, 0));
+    m_annotations->raise();
 }
 
 void TimelineView::resizeEvent(QResizeEvent *event)
@@ -321,10 +342,8 @@ void TimelineView::resizeEvent(QResizeEvent *event)
 bool TimelineView::viewportEvent(QEvent *event)
 {
     // The viewport's geometry also changes when the scroll bar appears; keep the ruler aligned.
-    if (event->type() == QEvent::Resize) {
+    if (event->type() == QEvent::Resize || event->type() == QEvent::Move)
         placeRuler();
-        m_annotations->setGeometry(viewport()->rect());
-    }
     return QScrollArea::viewportEvent(event);
 }
 

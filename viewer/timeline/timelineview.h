@@ -23,6 +23,7 @@ namespace rs {
 
 class AnnotationOverlay;
 class AnnotationStore;
+class FindingsStrip;
 class RankGroupWidget;
 class TimeRuler;
 struct TimelineContext;
@@ -52,6 +53,11 @@ public:
     AnnotationStore *annotationStore() const;
     /// The widget that paints annotations over the viewport and handles the mouse for them.
     AnnotationOverlay *annotationOverlay() const { return m_annotations; }
+    /// The strip pinned under the ruler that holds the badges of job-wide finding annotations; shown
+    /// (and the viewport moved down by its height) only while there are such badges.
+    FindingsStrip *jobFindingsStrip() const { return m_jobFindings; }
+    /// Shows or hides jobFindingsStrip() (the AnnotationOverlay decides).
+    void setJobFindingsStrip(bool shown);
     ViewState *viewState() const { return m_state; }
     TimeRuler *ruler() const { return m_ruler; }
     /// The group of `rank`, or nullptr when the session has no such rank.
@@ -98,7 +104,7 @@ protected:
 
 private:
     void rebuildGroups();
-    void placeRuler();
+    void placeRuler(); // and the job-wide findings strip and the annotation overlay
     void zoomAround(double factor, std::optional<int> x);
     void panByFraction(double fraction);
     void stepSelection(int direction);
@@ -112,7 +118,8 @@ private:
     QWidget *m_container;
     QVBoxLayout *m_groupsLayout;
     QLabel *m_untimed; // shown when no data has a time
-    AnnotationOverlay *m_annotations; // on top of the groups, across all of them
+    FindingsStrip *m_jobFindings;     // under the ruler, outside the viewport like it
+    AnnotationOverlay *m_annotations; // on top of the groups, across all of them and the strip
     std::vector<RankGroupWidget *> m_groups;
     QTimer m_gestureEnd; // ends a wheel gesture once the wheel rests
     int m_cursorX = -1;
