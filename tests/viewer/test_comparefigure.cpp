@@ -27,59 +27,11 @@
 
 using namespace rs;
 
-namespace {
+#include "exportfixtures.h"
 
-SessionPtr loadFolder(const QString &dir)
-{
-    SessionBuilder sb;
-    for (const std::string &path : ImporterRegistry::expandPaths({dir.toStdString()})) {
-        ImportContext ctx;
-        ctx.timeZone = "UTC";
-        SourceBuilder b = ImporterRegistry::instance().importFile(path, ctx);
-        if (ImporterRegistry::isUnrecognised(b))
-            sb.addSkipped(path);
-        else
-            sb.addSource(std::move(b));
-    }
-    return sb.freeze();
-}
-
-// Every <text> of an SVG, white space simplified; `images` counts <image> elements (text drawn as
-// pictures would show up there).
-QStringList svgTexts(const QString &path, int *images)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    QXmlStreamReader xml(&f);
-    QStringList texts;
-    *images = 0;
-    while (!xml.atEnd()) {
-        xml.readNext();
-        if (xml.isStartElement() && xml.name() == QLatin1String("text"))
-            texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).simplified();
-        else if (xml.isStartElement() && xml.name() == QLatin1String("image"))
-            ++*images;
-    }
-    if (xml.hasError())
-        texts = {QStringLiteral("XML error: ") + xml.errorString()};
-    return texts;
-}
-
-int countColor(const QImage &img, QColor c)
-{
-    const QImage rgb = img.convertToFormat(QImage::Format_RGB32);
-    const QRgb want = c.rgb();
-    int n = 0;
-    for (int y = 0; y < rgb.height(); ++y) {
-        const auto *line = reinterpret_cast<const QRgb *>(rgb.constScanLine(y));
-        for (int x = 0; x < rgb.width(); ++x)
-            n += (line[x] | 0xff000000u) == want ? 1 : 0;
-    }
-    return n;
-}
-
-} // namespace
+using rs::test::countColor;
+using rs::test::loadFolder;
+using rs::test::svgTexts;
 
 class TestCompareFigure : public QObject
 {

@@ -28,22 +28,11 @@
 
 using namespace rs;
 
-namespace {
+#include "exportfixtures.h"
 
-SessionPtr loadDemo()
-{
-    SessionBuilder sb;
-    for (const std::string &path : ImporterRegistry::expandPaths({RANKSCOPE_SOURCE_DIR "/resources/demo"})) {
-        ImportContext ctx;
-        ctx.timeZone = "UTC";
-        SourceBuilder b = ImporterRegistry::instance().importFile(path, ctx);
-        if (ImporterRegistry::isUnrecognised(b))
-            sb.addSkipped(path);
-        else
-            sb.addSource(std::move(b));
-    }
-    return sb.freeze();
-}
+using rs::test::loadFolder;
+
+namespace {
 
 int comboIndexOf(const QComboBox *combo, FigureExporter::Format f)
 {
@@ -106,7 +95,7 @@ void TestExportDialog::initTestCase()
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
     QCoreApplication::setOrganizationName(QStringLiteral("RankScopeTest"));
     QCoreApplication::setApplicationName(QStringLiteral("test_exportdialog"));
-    m_session = loadDemo();
+    m_session = rs::test::loadFolder(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo"));
     QCOMPARE(m_session->ranks().size(), std::size_t(4));
     m_analysis = std::make_shared<const AnalysisResult>(Analyzer::run(*m_session));
     QVERIFY(!annotationsFromFindings(*m_analysis).empty());
