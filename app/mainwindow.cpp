@@ -5,6 +5,7 @@
 #include "compare/compareview.h"
 #include "dialogs/sourcesettingsdialog.h"
 #include "exportactions.h"
+#include "sessionfileactions.h"
 #include "panels/clockoffsetspanel.h"
 #include "panels/detailspanel.h"
 #include "panels/findingspanel.h"
@@ -125,6 +126,9 @@ MainWindow::MainWindow(QWidget *parent)
     setCentralWidget(m_stack);
 
     m_export = new ExportActions(this);
+    m_sessionFiles = new SessionFileActions(this);
+    connect(m_sessionFiles, &SessionFileActions::saveRequested, this, &MainWindow::saveSessionRequested);
+    connect(m_sessionFiles, &SessionFileActions::documentPathChanged, this, &MainWindow::updateTitle);
     createActions();
     createMenus();
     createDocks();
@@ -154,14 +158,6 @@ void MainWindow::createActions()
     m_openFolder = new QAction(tr("Open &Folder…"), this);
     m_openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     connect(m_openFolder, &QAction::triggered, this, &MainWindow::openFolderDialog);
-
-    m_saveSession = new QAction(tr("&Save Session"), this);
-    m_saveSession->setShortcut(QKeySequence::Save);
-    m_saveSession->setToolTip(tr("Save the inputs, rank choices, clock offsets, annotations and view as a .rankscope file"));
-    connect(m_saveSession, &QAction::triggered, this, &MainWindow::saveSession);
-    m_saveSessionAs = new QAction(tr("Save Session &As…"), this);
-    m_saveSessionAs->setShortcut(QKeySequence::SaveAs);
-    connect(m_saveSessionAs, &QAction::triggered, this, &MainWindow::saveSessionAs);
 
     m_undo = m_annotations->undoStack()->createUndoAction(this, tr("&Undo"));
     m_undo->setShortcut(QKeySequence::Undo);
@@ -235,8 +231,8 @@ void MainWindow::createMenus()
     file->addAction(m_openFolder);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
-    file->addAction(m_saveSession);
-    file->addAction(m_saveSessionAs);
+    file->addAction(m_sessionFiles->saveAction());
+    file->addAction(m_sessionFiles->saveAsAction());
     file->addSeparator();
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     m_export->addTo(exportMenu);
@@ -385,16 +381,15 @@ void MainWindow::rebuildRanksMenu()
 
 void MainWindow::openPaths(const QStringList &paths)
 {
-    if (paths.isEmpty() || !confirmDiscardEdits())
+    if (paths.isEmpty() || !m_sessionFiles->confirmDiscardEdits())
         return;
     m_welcome->addRecent(paths);
-    m_pending.reset();
     if (paths.size() == 1 && SessionDocument::looksLikeSessionFile(paths.front())) {
         m_statusText->setText(tr("Opening %1…").arg(QFileInfo(paths.front()).fileName()));
         Q_EMIT openSessionFileRequested(paths.front());
         return;
     }
-    m_documentPath.clear();
+    m_sessionFiles->forget();
     m_newIncident = true;
     Q_EMIT openRequested(paths);
 }
@@ -417,12 +412,11 @@ void MainWindow::openFolderDialog()
 
 void MainWindow::closeSession()
 {
-    if (!confirmDiscardEdits())
+    if (!m_sessionFiles->confirmDiscardEdits())
         return;
     if (m_importing)
         Q_EMIT cancelRequested();
-    m_documentPath.clear();
-    m_pending.reset();
+    m_sessionFiles->forget();
     m_newIncident = true;
     setSession(nullptr);
 }
@@ -450,16 +444,15 @@ void MainWindow::setSession(SessionPtr session)
     m_sessionStatus.clear();
     // Annotations belong to an incident: they survive a reload of the same inputs (new source
     // settings) but not other inputs; a session file brings its own.
-    if (m_session && m_pending) {
-        applyDocument(*m_pending);
-        m_pending.reset();
-    } else if (!m_session || m_newIncident) {
+    if (m_sessionFiles->pendingRestoresView())
+        m_selectTopFinding = false; // the saved view wins over "land on the top finding"
+    if (!m_sessionFiles->applyPending() && (!m_session || m_newIncident)) {
         m_annotations->reset({});
     }
     m_newIncident = false;
     rebuildRanksMenu();
     m_stack->setCurrentIndex(m_session ? 1 : 0);
-    for (QAction *a : {m_saveSession, m_saveSessionAs, m_close, m_zoomIn, m_zoomOut, m_zoomReset, m_focus, m_expandAll, m_collapseAll})
+    for (QAction *a : {m_sessionFiles->saveAction(), m_sessionFiles->saveAsAction(), m_close, m_zoomIn, m_zoomOut, m_zoomReset, m_focus, m_expandAll, m_collapseAll})
         a->setEnabled(m_session != nullptr);
     m_export->setEnabled(m_session != nullptr);
     updateTitle();
@@ -567,8 +560,8 @@ void MainWindow::updateTitle()
         return;
     }
     // "[*]" is where Qt shows the unsaved-edits marker (setWindowModified).
-    if (!m_documentPath.isEmpty()) {
-        setWindowTitle(tr("%1[*] — RankScope").arg(QFileInfo(m_documentPath).fileName()));
+    if (!documentPath().isEmpty()) {
+        setWindowTitle(tr("%1[*] — RankScope").arg(QFileInfo(documentPath()).fileName()));
         return;
     }
     QStringList names;
@@ -577,137 +570,52 @@ void MainWindow::updateTitle()
     setWindowTitle(tr("%1[*] — RankScope").arg(WelcomePage::entryLabel(names)));
 }
 
+QString MainWindow::documentPath() const
+{
+    return m_sessionFiles->documentPath();
+}
+
 SessionDocument MainWindow::documentState() const
 {
-    SessionDocument d;
-    d.timeZone = m_options.timeZone;
-    d.clockOffsets = m_offsets->overrides();
-    d.annotations = m_annotations->annotations();
-    d.deletedFindingKeys = m_annotations->deletedFindingKeys();
-    d.editedFindingKeys = m_annotations->editedFindingKeys();
-    d.findingAnnotationsVisible = m_annotations->findingAnnotationsVisible();
-    if (m_session)
-        d.view.visible = m_state->visibleRange();
-    d.view.hidden.assign(m_state->hiddenRanks().begin(), m_state->hiddenRanks().end());
-    d.view.collapsed.assign(m_state->collapsedRanks().begin(), m_state->collapsedRanks().end());
-    std::sort(d.view.hidden.begin(), d.view.hidden.end());
-    std::sort(d.view.collapsed.begin(), d.view.collapsed.end());
-    d.view.selectedRank = m_state->selectedRank();
-    d.view.referenceRank = m_compare->referenceRank();
-    return d;
-}
-
-std::map<RankId, TimeNs> MainWindow::clockOffsetOverrides() const
-{
-    return m_offsets->overrides();
-}
-
-void MainWindow::applyDocument(const SessionDocument &document)
-{
-    m_annotations->reset(document.annotations, document.deletedFindingKeys, document.editedFindingKeys);
-    m_annotations->setFindingAnnotationsVisible(document.findingAnnotationsVisible);
-    {
-        // The owner analyses the new session with clockOffsetOverrides(): no second request here.
-        const QSignalBlocker quiet(m_offsets);
-        m_offsets->setOverrides(document.clockOffsets);
-    }
-    for (RankId r : document.view.hidden)
-        m_state->setRankHidden(r, true);
-    m_state->setRanksCollapsed(document.view.collapsed, true);
-    if (document.view.selectedRank != kNoRank)
-        m_state->setSelectedRank(document.view.selectedRank);
-    if (document.view.visible) {
-        m_state->setVisibleRange(*document.view.visible, ViewState::Change::Jump);
-        m_selectTopFinding = false; // the saved view wins over "land on the top finding"
-    }
-    if (document.view.referenceRank != kNoRank)
-        m_compare->setReferenceRank(document.view.referenceRank);
+    return m_sessionFiles->capture();
 }
 
 void MainWindow::sessionFileOpened(const QString &path, const SessionDocument &document,
                                    const std::vector<SessionDocument::Problem> &problems)
 {
-    m_documentPath = path;
-    m_pending = document;
     m_newIncident = false;
-    if (problems.empty())
-        return;
-    QStringList lines;
-    bool missing = false;
-    for (const auto &p : problems) {
-        lines << QString::fromStdString(p.message);
-        missing = missing || p.kind == SessionDocument::Problem::Kind::Missing;
-    }
-    auto *box = new QMessageBox(QMessageBox::Warning, tr("Session sources"),
-                                missing ? tr("Some sources of %1 could not be found; the rest are loaded.").arg(QFileInfo(path).fileName())
-                                        : tr("Some sources of %1 moved or changed since it was saved.").arg(QFileInfo(path).fileName()),
-                                QMessageBox::Ok, this);
-    box->setInformativeText(lines.mid(0, 8).join(QLatin1Char('\n')) + (lines.size() > 8 ? tr("\n…") : QString()));
-    box->setDetailedText(lines.join(QLatin1Char('\n')));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
+    m_sessionFiles->opened(path, document, problems);
 }
 
 void MainWindow::sessionFileSaved(const QString &path)
 {
-    m_documentPath = path;
-    m_annotations->undoStack()->setClean();
+    m_sessionFiles->saved(path);
     m_welcome->addRecent({path});
-    updateTitle();
-    m_statusText->setText(tr("Saved %1").arg(QDir::toNativeSeparators(path)));
 }
 
 void MainWindow::sessionFileFailed(const QString &message)
 {
-    m_statusText->setText(message);
-    auto *box = new QMessageBox(QMessageBox::Warning, tr("Session file"), message, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
+    m_sessionFiles->failed(message);
 }
 
 void MainWindow::saveSession()
 {
-    if (!m_session)
-        return;
-    if (m_documentPath.isEmpty())
-        saveSessionAs();
-    else
-        saveSessionTo(m_documentPath);
+    m_sessionFiles->save();
 }
 
 void MainWindow::saveSessionAs()
 {
-    if (!m_session)
-        return;
-    QString suggestion = m_documentPath;
-    if (suggestion.isEmpty() && !m_session->sources().empty())
-        suggestion = QFileInfo(QString::fromStdString(m_session->sources().front().path)).absolutePath()
-            + QStringLiteral("/incident.rankscope");
-    QString path = QFileDialog::getSaveFileName(this, tr("Save Session"), suggestion, tr("RankScope sessions (*.rankscope)"));
-    if (path.isEmpty())
-        return;
-    if (!path.endsWith(QLatin1String(".rankscope"), Qt::CaseInsensitive))
-        path += QStringLiteral(".rankscope");
-    saveSessionTo(path);
+    m_sessionFiles->saveAs();
 }
 
 void MainWindow::saveSessionTo(const QString &path)
 {
-    if (!m_session)
-        return;
-    m_statusText->setText(tr("Saving %1 (hashing the sources)…").arg(QFileInfo(path).fileName()));
-    Q_EMIT saveSessionRequested(path, documentState());
+    m_sessionFiles->saveTo(path);
 }
 
-bool MainWindow::confirmDiscardEdits()
+std::map<RankId, TimeNs> MainWindow::clockOffsetOverrides() const
 {
-    if (!m_session || m_annotations->undoStack()->isClean())
-        return true;
-    const auto answer = QMessageBox::question(
-        this, tr("Unsaved annotations"),
-        tr("The annotations of this session have changed since it was last saved. Discard the changes?"),
-        QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
-    return answer == QMessageBox::Discard;
+    return m_offsets->overrides();
 }
 
 void MainWindow::setImportProgress(qint64 done, qint64 total, const QString &currentFile)
@@ -745,7 +653,7 @@ void MainWindow::importFinished()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (!confirmDiscardEdits()) {
+    if (!m_sessionFiles->confirmDiscardEdits()) {
         event->ignore();
         return;
     }

@@ -37,6 +37,7 @@ class AnnotationsPanel;
 class AnnotationStore;
 class CompareView;
 class ExportActions;
+class SessionFileActions;
 class TimelineView;
 class WelcomePage;
 class ViewState;
@@ -65,7 +66,7 @@ public:
     /// True while the Compare Ranks tab is the one shown (File ▸ Export then exports its figure).
     bool compareShown() const;
     /// The `.rankscope` file the session was opened from or last saved to ("" when none).
-    QString documentPath() const { return m_documentPath; }
+    QString documentPath() const;
     /// Everything a session file keeps besides the sources: annotations, clock-offset overrides,
     /// the view (visible range, hidden/collapsed/selected ranks, compare reference).
     SessionDocument documentState() const;
@@ -143,8 +144,6 @@ private:
     void openFolderDialog();
     void closeSession();
     void updateTitle();
-    void applyDocument(const SessionDocument &document);
-    bool confirmDiscardEdits();
 
     SessionPtr m_session;
     ViewState *m_state;
@@ -164,8 +163,7 @@ private:
     QTabWidget *m_views;
     ExportActions *m_export = nullptr;
     AnalysisPtr m_analysis;
-    QString m_documentPath;                     // the .rankscope file of this session, "" if none
-    std::optional<SessionDocument> m_pending;   // a session file's state, applied when its session arrives
+    SessionFileActions *m_sessionFiles = nullptr; // Save Session, the .rankscope file of this session
     bool m_newIncident = true;                  // the next session is other inputs: annotations start empty
     bool m_selectTopFinding = false; // the next result is the session's first: land on the incident
     QString m_sessionStatus;         // the session summary, kept to follow the findings summary
@@ -183,8 +181,6 @@ private:
     QMenu *m_ranksMenu = nullptr;
     QAction *m_openFiles = nullptr;
     QAction *m_openFolder = nullptr;
-    QAction *m_saveSession = nullptr;
-    QAction *m_saveSessionAs = nullptr;
     QAction *m_undo = nullptr;
     QAction *m_redo = nullptr;
     QAction *m_close = nullptr;
