@@ -4,25 +4,20 @@
 #include "figurechrome.h"
 #include "figurefindings.h"
 #include "figurememorypainter.h"
-#include "logstyle.h"
-#include "models/findingsmodel.h"
+#include "figureruler.h"
 #include "plural.h"
 #include "rankcolors.h"
 #include "timeformat.h"
 #include "timeline/analysisoverlay.h"
 #include "timeline/gutterpainter.h"
 #include "timeline/lanepainter.h"
-#include "timeline/spanpalette.h"
 #include "timeline/timelinecontext.h"
 
-#include <QFontMetrics>
+#include <QImage>
 #include <QPainter>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
-#include <functional>
-#include <set>
 
 namespace rs {
 
@@ -32,19 +27,9 @@ constexpr int kMargin = FigureChrome::kMargin;
 constexpr int kTitleHeight = FigureChrome::kTitleHeight;
 constexpr int kFooterHeight = FigureChrome::kFooterHeight;
 constexpr int kFigureMemoryHeight = 104; // taller than on screen: the memory curve is the story
-constexpr int kMarkerStrip = 20;         // a row of numbered finding markers
-const QColor kText = FigureChrome::textColor();
+constexpr int kMarkerStrip = FigureMarkerStrips::kHeight;
 const QColor kMuted = FigureChrome::mutedColor();
-const QColor kBorder = FigureChrome::borderColor();
-const QColor kRulerBackground(0xf6, 0xf7, 0xf9);
-const QColor kTick(0x9a, 0xa0, 0xab);
 const QColor kSeparator(0xe7, 0xe9, 0xee);
-
-TimeNs floorDiv(TimeNs a, TimeNs b)
-{
-    const TimeNs q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
 
 bool hasOomInstant(const Track &t)
 {
@@ -106,6 +91,7 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
     m_title = m_opt.title.isEmpty() ? FigureChrome::defaultTitle(m_session.get(), m_analysis.get(), tr("RankScope timeline")) : m_opt.title;
 
     m_findings = std::make_unique<FigureFindings>(m_analysis.get(), m_opt, [this](const Annotation &a) { return onFigure(a); });
+    m_markers = FigureMarkerStrips(m_opt.annotations, *m_findings, [this](const Annotation &a) { return onFigure(a); });
 
     for (RankId r : m_rankOrder) {
         Group g;
@@ -114,6 +100,11 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
         buildGroup(g, *m_session->rank(r), collapsed);
         m_groups.push_back(std::move(g));
     }
+    // The legend explains what the groups draw, which is fixed from here on.
+    for (const Group &g : m_groups)
+        m_legend.addGroup(*m_session, g.rank, g.layout, g.lanes, !m_ctx->evidence.ooms(g.rank).empty());
+    m_legend.setSpikes(m_analysis && !m_analysis->spikes.empty());
+    m_legend.addAnnotations(m_opt.annotations, m_analysis.get(), *m_findings);
     layout();
 }
 
@@ -125,13 +116,6 @@ bool FigureRenderer::onFigure(const Annotation &a) const
     const TimeNs t0 = std::min(a.time, a.endTime), t1 = std::max(a.time, a.endTime);
     const bool shown = a.rank == kNoRank || std::find(m_rankOrder.begin(), m_rankOrder.end(), a.rank) != m_rankOrder.end();
     return shown && t1 >= m_range.begin && t0 <= m_range.end;
-}
-
-bool FigureRenderer::hasMarkers(RankId rank) const
-{
-    return std::any_of(m_opt.annotations.begin(), m_opt.annotations.end(), [&](const Annotation &a) {
-        return a.rank == rank && a.kind != Annotation::Kind::Arrow && m_findings->numberOf(a) > 0 && onFigure(a);
-    });
 }
 
 TimeNs FigureRenderer::offsetOf(RankId rank) const
@@ -185,7 +169,7 @@ void FigureRenderer::buildGroup(Group &g, const Rank &rank, bool collapsed)
         g.lanes.push_back(lane);
         // The rank's finding markers get a strip of their own under the header: on the lanes they
         // would cover the curves and their labels (the OOM's, the spikes').
-        if (lane.kind == Lane::Kind::Header && hasMarkers(rank.id)) {
+        if (lane.kind == Lane::Kind::Header && m_markers.has(rank.id)) {
             g.markerTop = y;
             y += kMarkerStrip;
         }
@@ -230,7 +214,7 @@ void FigureRenderer::layout()
         m_titleTop = kMargin - 6;
         m_titleHeight = kTitleHeight;
         m_rulerTop = m_titleTop + m_titleHeight;
-        m_jobMarkersTop = hasMarkers(kNoRank) ? m_rulerTop + TimeRuler::kHeight : -1;
+        m_jobMarkersTop = m_markers.has(kNoRank) ? m_rulerTop + TimeRuler::kHeight : -1;
         m_groupsTop = m_rulerTop + TimeRuler::kHeight + (m_jobMarkersTop >= 0 ? kMarkerStrip : 0);
         int y = m_groupsTop;
         for (Group &g : m_groups) {
@@ -239,7 +223,7 @@ void FigureRenderer::layout()
         }
         m_groupsBottom = y;
         m_legendTop = y + 4;
-        m_legendHeight = m_opt.legend ? legendHeight(m_groupWidth) : 0;
+        m_legendHeight = m_opt.legend ? m_legend.height(m_groupWidth, m_font) : 0;
         m_findingsTop = m_legendTop + m_legendHeight;
         m_findingsHeight = findingsHeight(m_groupWidth);
         m_footerTop = m_findingsTop + m_findingsHeight + 4;
@@ -278,9 +262,10 @@ void FigureRenderer::paint(QPainter &p)
         p.scale(m_scale, m_scale);
     p.setFont(m_font);
     paintTitle(p, QRect(kMargin, m_titleTop, m_groupWidth, m_titleHeight));
-    paintRuler(p, QRect(kMargin, m_rulerTop, m_groupWidth, TimeRuler::kHeight));
+    FigureRuler::paint(p, QRect(kMargin, m_rulerTop, m_groupWidth, TimeRuler::kHeight), m_ctx->gutterWidth, viewScale(), m_ticks,
+                       m_full.begin, m_font, m_opt.timeZone);
     if (m_jobMarkersTop >= 0)
-        paintMarkerStrip(p, QRect(kMargin, m_jobMarkersTop, m_groupWidth, kMarkerStrip), tr("Job-wide findings"));
+        FigureMarkerStrips::paint(p, QRect(kMargin, m_jobMarkersTop, m_groupWidth, kMarkerStrip), m_ctx->gutterWidth, m_font, kNoRank);
     for (Group &g : m_groups) {
         p.save();
         p.translate(kMargin, g.top);
@@ -293,7 +278,7 @@ void FigureRenderer::paint(QPainter &p)
     }
     paintAnnotations(p);
     if (m_opt.legend)
-        paintLegend(p, QRect(kMargin, m_legendTop, m_groupWidth, m_legendHeight), true);
+        m_legend.paint(p, QRect(kMargin, m_legendTop, m_groupWidth, m_legendHeight), m_font, true);
     m_findings->paint(p, QRect(kMargin, m_findingsTop, m_groupWidth, m_findingsHeight), m_font, m_full.begin, true);
     paintFooter(p, QRect(kMargin, m_footerTop, m_groupWidth, kFooterHeight));
     p.restore();
@@ -304,88 +289,6 @@ void FigureRenderer::paintTitle(QPainter &p, const QRect &r) const
     const QString info = FigureChrome::shownLine(m_session.get(), m_analysis.get(), m_rankOrder) + QStringLiteral("  ·  ")
         + (m_opt.detail == FigureOptions::Detail::Compact ? tr("compact lanes") : tr("all lanes"));
     FigureChrome::paintTitle(p, r, m_font, m_title, rangeText(), info);
-}
-
-void FigureRenderer::paintMarkerStrip(QPainter &p, const QRect &r, const QString &label) const
-{
-    const int g = m_ctx->gutterWidth;
-    p.fillRect(r, Qt::white);
-    p.fillRect(QRect(r.left(), r.top(), g, r.height()), kRulerBackground);
-    p.setPen(kSeparator);
-    p.drawLine(r.left() + g - 1, r.top(), r.left() + g - 1, r.bottom());
-    p.drawLine(r.left() + g, r.bottom(), r.right(), r.bottom());
-    QFont small = m_font;
-    small.setPixelSize(11);
-    p.setFont(small);
-    p.setPen(kMuted);
-    p.drawText(QRect(r.left() + GutterPainter::kStripe + 10, r.top(), g - GutterPainter::kStripe - 16, r.height()),
-               Qt::AlignLeft | Qt::AlignVCenter, label);
-}
-
-void FigureRenderer::paintRuler(QPainter &p, const QRect &r) const
-{
-    p.save();
-    p.translate(r.topLeft());
-    const int w = r.width();
-    const int h = r.height();
-    const int g = m_ctx->gutterWidth;
-    p.fillRect(QRect(0, 0, w, h), kRulerBackground);
-    const TimeScale sc = viewScale();
-    const TimeNs origin = m_full.begin;
-    QFont small = m_font;
-    small.setPixelSize(11);
-    QFont bold = small;
-    bold.setWeight(QFont::DemiBold);
-    const QFontMetrics fmBold(bold);
-    const int rowSplit = 18;
-
-    p.setPen(kMuted);
-    p.setFont(small);
-    const QRect gutter(8, 0, g - 14, h);
-    p.drawText(gutter.adjusted(0, 3, 0, 0), Qt::AlignLeft | Qt::AlignTop,
-               tr("t = 0 at %1 %2").arg(FigureChrome::wallClock(origin, m_opt.timeZone), FigureChrome::zoneName(origin, m_opt.timeZone)));
-    p.drawText(gutter.adjusted(0, 0, 0, -4), Qt::AlignLeft | Qt::AlignBottom, tr("window %1").arg(TimeFormat::duration(m_range.duration())));
-
-    p.setClipRect(QRect(g, 0, w - g, h));
-    if (m_ticks.step > 0) {
-        p.setPen(kTick);
-        const TimeNs sub = std::max<TimeNs>(1, m_ticks.step / m_ticks.subdivisions);
-        if (sc.width / (static_cast<double>(sc.range.duration()) / static_cast<double>(sub)) >= 4) {
-            for (TimeNs t = origin + floorDiv(sc.range.begin - origin, sub) * sub; t < sc.range.end; t += sub) {
-                const int x = static_cast<int>(std::floor(sc.toX(t)));
-                p.drawLine(x, h - 4, x, h - 1);
-            }
-        }
-        for (const RulerTick &tick : m_ticks.minor) {
-            const int x = static_cast<int>(std::floor(sc.toX(tick.time)));
-            p.setPen(kTick);
-            p.drawLine(x, rowSplit + 4, x, h - 1);
-            p.setPen(kMuted);
-            p.drawText(x + 4, h - 7, tick.label);
-        }
-        p.setFont(bold);
-        const int contextRight = g + 6 + fmBold.horizontalAdvance(m_ticks.context.label);
-        const int firstMajorX = m_ticks.major.empty() ? INT_MAX : static_cast<int>(std::floor(sc.toX(m_ticks.major.front().time)));
-        const bool contextIsFirstMajor = firstMajorX <= g + 1;
-        if (!contextIsFirstMajor) {
-            p.setPen(kText);
-            p.drawText(g + 6, 13, m_ticks.context.label);
-        }
-        for (const RulerTick &tick : m_ticks.major) {
-            const int x = static_cast<int>(std::floor(sc.toX(tick.time)));
-            p.setPen(kText);
-            p.drawLine(x, 0, x, h - 1);
-            if (!contextIsFirstMajor && x < contextRight + 8)
-                continue;
-            p.drawText(x + 4, 13, tick.label);
-        }
-    }
-    p.setClipping(false);
-    p.setPen(kBorder);
-    p.drawLine(0, h - 1, w, h - 1);
-    p.drawLine(0, 0, w, 0);
-    p.drawLine(g - 1, 0, g - 1, h);
-    p.restore();
 }
 
 void FigureRenderer::paintGroup(QPainter &p, Group &g)
@@ -418,7 +321,7 @@ void FigureRenderer::paintGroup(QPainter &p, Group &g)
             gutter.header(lane, g.rank, collapsed, false, g.summary, g.alerts, /*disclosure=*/false);
             AnalysisOverlay::paintBadge(p, QRect(gw, lane.top, width - gw, lane.height), g.divergence);
             if (g.markerTop >= 0)
-                paintMarkerStrip(p, QRect(0, g.markerTop, width, kMarkerStrip), tr("Findings"));
+                FigureMarkerStrips::paint(p, QRect(0, g.markerTop, width, kMarkerStrip), gw, m_font, g.rank);
             continue;
         }
         p.setClipRect(dataArea.intersected(full));
@@ -508,15 +411,6 @@ void FigureRenderer::paintAnnotations(QPainter &p) const
     p.restore();
 }
 
-int FigureRenderer::legendHeight(int width) const
-{
-    // Measured by laying the legend out without drawing, so the figure is exactly as tall as needed.
-    QImage probe(1, 1, QImage::Format_ARGB32);
-    QPainter p(&probe);
-    p.setFont(m_font);
-    return paintLegend(p, QRect(0, 0, width, 0), false);
-}
-
 int FigureRenderer::findingsHeight(int width) const
 {
     if (m_findings->isEmpty())
@@ -524,205 +418,6 @@ int FigureRenderer::findingsHeight(int width) const
     QImage probe(1, 1, QImage::Format_ARGB32);
     QPainter p(&probe);
     return m_findings->paint(p, QRect(0, 0, width, 0), m_font, m_full.begin, false);
-}
-
-int FigureRenderer::paintLegend(QPainter &p, const QRect &r, bool draw) const
-{
-    QFont small = m_font;
-    small.setPixelSize(11);
-    QFont head = small;
-    head.setWeight(QFont::DemiBold);
-    const QFontMetrics fm(small);
-    const int rowH = 18;
-    const int swatchW = 22;
-    int x = r.left();
-    int y = r.top() + 4;
-    auto item = [&](const QString &text, const std::function<void(const QRectF &)> &swatch) {
-        const int w = swatchW + 4 + fm.horizontalAdvance(text) + 16;
-        if (x + w > r.right() && x > r.left()) {
-            x = r.left();
-            y += rowH;
-        }
-        if (draw) {
-            p.save();
-            swatch(QRectF(x, y + 2, swatchW, rowH - 4));
-            p.restore();
-            p.setFont(small);
-            p.setPen(kText);
-            p.drawText(QRect(x + swatchW + 4, y, w, rowH), Qt::AlignLeft | Qt::AlignVCenter, text);
-        }
-        x += w;
-    };
-    auto section = [&](const QString &text) {
-        const int w = QFontMetrics(head).horizontalAdvance(text) + 10;
-        if (x + w + 120 > r.right() && x > r.left()) {
-            x = r.left();
-            y += rowH;
-        }
-        if (draw) {
-            p.setFont(head);
-            p.setPen(kMuted);
-            p.drawText(QRect(x, y, w, rowH), Qt::AlignLeft | Qt::AlignVCenter, text);
-        }
-        x += w;
-    };
-
-    // What is actually drawn decides what is explained.
-    bool used = false, reserved = false, snapshot = false, capacity = false, logs = false, gpu = false;
-    std::set<SpanPalette::Family> families;
-    for (const Group &g : m_groups) {
-        const Rank &rank = *m_session->rank(g.rank);
-        for (const FigureMemoryPainter::Curve &c : FigureMemoryPainter::curvesOf(*m_session, g.layout.memoryTracks(), g.rank)) {
-            used = used || c.style == FigureMemoryPainter::Style::Dashed;
-            reserved = reserved || c.style == FigureMemoryPainter::Style::Line;
-            snapshot = snapshot || c.style == FigureMemoryPainter::Style::Dotted;
-        }
-        if (!g.layout.memoryTracks().empty())
-            capacity = capacity || LaneLayout::deviceCapacity(rank, m_session->tracks()[g.layout.memoryTracks().front()].device) > 0;
-        for (const Lane &l : g.lanes) {
-            logs = logs || l.kind == Lane::Kind::Log;
-            if (l.kind == Lane::Kind::Spans) {
-                const Track &t = m_session->tracks()[l.track];
-                gpu = gpu || t.kind == TrackKind::GpuStream;
-                // A sample of spans is enough to know the families present.
-                const std::size_t stride = std::max<std::size_t>(1, t.spans.size() / 2000);
-                for (std::size_t i = 0; i < t.spans.size(); i += stride)
-                    families.insert(SpanPalette::family(t.spans[i].flags, m_session->str(t.spans[i].category)));
-            }
-        }
-    }
-    bool memoryLane = false, oom = false;
-    for (const Group &g : m_groups) {
-        memoryLane = memoryLane || !g.layout.memoryTracks().empty();
-        oom = oom || !m_ctx->evidence.ooms(g.rank).empty();
-    }
-
-    if (memoryLane) {
-        section(tr("Memory"));
-        item(tr("allocated (rank colour)"), [&](const QRectF &s) {
-            const int n = std::min<int>(3, static_cast<int>(m_groups.size()));
-            for (int i = 0; i < n; ++i) {
-                QColor c = RankColors::color(m_groups[static_cast<std::size_t>(i)].rank);
-                c.setAlpha(140);
-                p.fillRect(QRectF(s.left() + s.width() * i / n, s.top() + 3, s.width() / n, s.height() - 6), c);
-            }
-        });
-        if (reserved)
-            item(tr("reserved"), [&](const QRectF &s) {
-                p.setPen(FigureMemoryPainter::pen(FigureMemoryPainter::Style::Line, RankColors::textColor(m_groups.front().rank)));
-                p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
-            });
-        if (used)
-            item(tr("used (nvidia-smi)"), [&](const QRectF &s) {
-                p.setPen(FigureMemoryPainter::pen(FigureMemoryPainter::Style::Dashed, QColor(0x37, 0x41, 0x51)));
-                p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
-            });
-        if (snapshot)
-            item(tr("allocator snapshot"), [&](const QRectF &s) {
-                p.setPen(FigureMemoryPainter::pen(FigureMemoryPainter::Style::Dotted, RankColors::color(m_groups.front().rank)));
-                p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
-            });
-        if (capacity)
-            item(tr("GPU capacity"), [&](const QRectF &s) {
-                p.setPen(FigureMemoryPainter::capacityPen());
-                p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
-            });
-        if (m_analysis && !m_analysis->spikes.empty())
-            item(tr("allocation spike"), [&](const QRectF &s) {
-                QColor c = AnalysisOverlay::highlightColor();
-                c.setAlpha(60);
-                p.fillRect(s, c);
-            });
-    }
-    if (oom) {
-        if (!memoryLane)
-            section(tr("Memory"));
-        item(tr("CUDA OOM"), [&](const QRectF &s) {
-            p.setPen(QPen(QColor(0xc9, 0x1d, 0x2e), 1.5));
-            p.drawLine(QPointF(s.center().x(), s.top()), QPointF(s.center().x(), s.bottom()));
-            LogStyle::paintMarker(p, s.center(), LogStyle::Mark::Oom, 5.0);
-        });
-    }
-    if (gpu || !families.empty()) {
-        x += 8;
-        section(tr("Spans"));
-        for (SpanPalette::Family f : families) {
-            if (f == SpanPalette::Family::Step)
-                continue;
-            item(SpanPalette::familyName(f), [&, f](const QRectF &s) { p.fillRect(s.adjusted(2, 1, -2, -1), SpanPalette::familyColor(f)); });
-        }
-        item(tr("many short spans"), [&](const QRectF &s) {
-            QColor base = SpanPalette::familyColor(SpanPalette::Family::Kernel);
-            base.setHsl(base.hslHue(), base.hslSaturation() * 3 / 4, std::min(255, base.lightness() + 12));
-            p.fillRect(s.adjusted(2, 1, -2, -1), base);
-            QColor hatch = base.darker(135);
-            hatch.setAlpha(150);
-            p.fillRect(s.adjusted(2, 1, -2, -1), QBrush(hatch, Qt::BDiagPattern));
-        });
-    }
-    if (logs) {
-        x += 8;
-        section(tr("Log"));
-        for (const auto &[mark, name] : {std::pair{LogStyle::Mark::Warning, tr("warning")}, std::pair{LogStyle::Mark::Error, tr("error")},
-                                         std::pair{LogStyle::Mark::Oom, tr("OOM message")}})
-            item(name, [&, mark = mark](const QRectF &s) { LogStyle::paintMarker(p, s.center(), mark, 5.0); });
-    }
-    std::set<Severity> severities;
-    bool note = false, range = false, arrow = false;
-    for (const Annotation &a : m_opt.annotations) {
-        if (a.origin == Annotation::Origin::Finding) {
-            // Numbered markers are explained by the findings list; only callouts need swatches.
-            if (m_analysis && m_findings->numberOf(a) == 0)
-                for (const Finding &f : m_analysis->findings)
-                    if (findingKey(f) == a.findingKey)
-                        severities.insert(f.severity);
-            continue;
-        }
-        note = note || a.kind == Annotation::Kind::Note;
-        range = range || a.kind == Annotation::Kind::Range;
-        arrow = arrow || a.kind == Annotation::Kind::Arrow;
-    }
-    if (!severities.empty()) {
-        x += 8;
-        section(tr("Findings"));
-        for (auto it = severities.rbegin(); it != severities.rend(); ++it) {
-            const Severity sev = *it;
-            item(FindingsModel::severityLabel(sev), [&, sev](const QRectF &s) {
-                QColor c = FindingsModel::severityColor(sev);
-                p.fillRect(s.adjusted(2, 1, -2, -1), QColor(c.red(), c.green(), c.blue(), 50));
-                p.fillRect(QRectF(s.left() + 2, s.top() + 1, 3, s.height() - 2), c);
-            });
-        }
-    }
-    if (note || range || arrow) {
-        x += 8;
-        section(tr("Annotations"));
-        Annotation sample;
-        if (note)
-            item(tr("note"), [&](const QRectF &s) {
-                sample.kind = Annotation::Kind::Note;
-                p.setRenderHint(QPainter::Antialiasing, true);
-                p.setPen(Qt::NoPen);
-                p.setBrush(sample.effectiveColor());
-                p.drawEllipse(s.center(), 4.5, 4.5);
-            });
-        if (range)
-            item(tr("range"), [&](const QRectF &s) {
-                sample.kind = Annotation::Kind::Range;
-                QColor c = sample.effectiveColor();
-                c.setAlpha(60);
-                p.fillRect(s.adjusted(2, 1, -2, -1), c);
-            });
-        if (arrow)
-            item(tr("arrow"), [&](const QRectF &s) {
-                sample.kind = Annotation::Kind::Arrow;
-                p.setPen(QPen(sample.effectiveColor(), 1.5));
-                p.drawLine(QPointF(s.left() + 2, s.center().y()), QPointF(s.right() - 2, s.center().y()));
-                p.drawLine(QPointF(s.right() - 6, s.center().y() - 3), QPointF(s.right() - 2, s.center().y()));
-                p.drawLine(QPointF(s.right() - 6, s.center().y() + 3), QPointF(s.right() - 2, s.center().y()));
-            });
-    }
-    return y + rowH + 2 - r.top();
 }
 
 void FigureRenderer::paintFooter(QPainter &p, const QRect &r) const

@@ -1,13 +1,17 @@
 #pragma once
 // Draws the timeline of a session as a self-contained figure onto any QPainter: a title block (the
-// title, the window as wall-clock start–end and duration, the ranks shown, the RankScope version),
-// the time ruler, one group per rank with its lanes painted by the same painters as the screen
-// (LanePainter, GutterPainter, AnalysisOverlay), the memory lane drawn with QPainter, the
-// annotations on top (AnnotationPainter; findings as numbered markers), a legend, the findings in
-// full (FigureFindings) and a footer. Needs QtGui only at render time
-// (no widget is created), so `rankscope export` runs without a display; SVG and PDF keep text as text.
+// title, the window as wall-clock start–end and duration, the ranks shown, the RankScope version;
+// FigureChrome), the time ruler (FigureRuler), one group per rank with its lanes painted by the
+// same painters as the screen (LanePainter, GutterPainter, AnalysisOverlay), the memory lane drawn
+// with QPainter (FigureMemoryPainter), the annotations on top (AnnotationPainter; findings as
+// numbered markers in rows of their own, FigureMarkerStrips), a legend (FigureLegend), the
+// findings in full (FigureFindings) and a footer; this class builds the groups and lays the parts
+// out. Needs QtGui only at render time (no widget is created), so `rankscope export` runs without a
+// display; SVG and PDF keep text as text.
 
 #include "figure.h"
+#include "figurelegend.h"
+#include "figuremarkerstrips.h"
 #include "figureoptions.h"
 #include "timeline/lanelayout.h"
 #include "timeline/timeruler.h"
@@ -77,15 +81,10 @@ private:
     void layout();
     void buildGroup(Group &g, const Rank &rank, bool collapsed);
     bool onFigure(const Annotation &a) const;
-    bool hasMarkers(RankId rank) const;
-    void paintMarkerStrip(QPainter &p, const QRect &r, const QString &label) const;
-    int legendHeight(int width) const;
     int findingsHeight(int width) const;
     void paintTitle(QPainter &p, const QRect &r) const;
-    void paintRuler(QPainter &p, const QRect &r) const;
     void paintGroup(QPainter &p, Group &g);
     void paintAnnotations(QPainter &p) const;
-    int paintLegend(QPainter &p, const QRect &r, bool draw) const;
     void paintFooter(QPainter &p, const QRect &r) const;
     TimeScale viewScale() const; // aligned ns → x in group coordinates
 
@@ -94,6 +93,8 @@ private:
     FigureOptions m_opt;
     std::unique_ptr<TimelineContext> m_ctx;
     std::unique_ptr<FigureFindings> m_findings; // the numbered list under the legend
+    FigureMarkerStrips m_markers;                // which ranks get a row of finding markers
+    FigureLegend m_legend;                       // what the groups and annotations draw, explained
     RulerTicks m_ticks;
     TimeRange m_full;
     TimeRange m_range;

@@ -5,7 +5,7 @@
 // gutter, a faint background across the data area. The badges themselves are drawn by the
 // AnnotationOverlay on top, which also takes the mouse for them.
 //
-// (The exported figure draws the same two rows with FigureRenderer::paintMarkerStrip; it could call
+// (The exported figure draws the same two rows with FigureMarkerStrips::paint; it could call
 // paintRow() instead.)
 
 #include <QWidget>
