@@ -257,6 +257,13 @@ void MainWindow::createMenus()
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Timeline"), this, [this] { m_views->setCurrentWidget(m_timeline); });
     view->addAction(tr("Compare &Ranks"), this, [this] { m_views->setCurrentWidget(m_compare); });
+    QAction *findTrack = view->addAction(tr("&Find Track…"), this, [this] {
+        if (!m_session)
+            return;
+        m_views->setCurrentWidget(m_timeline);
+        m_timeline->showTrackFinder();
+    });
+    findTrack->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     view->addSeparator();
     view->addAction(m_zoomIn);
     view->addAction(m_zoomOut);

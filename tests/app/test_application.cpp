@@ -12,6 +12,7 @@
 #include "exportactions.h"
 #include "panels/clockoffsetspanel.h"
 #include "timeline/timelineview.h"
+#include "timeline/trackfinder.h"
 #include "viewstate.h"
 
 #include <QApplication>
@@ -140,6 +141,26 @@ private Q_SLOTS:
             QVERIFY(shot.save(QDir(keep).filePath(QStringLiteral("export-dialog.png"))));
         if (!keep.isEmpty())
             QVERIFY(preview.toImage().save(QDir(keep).filePath(QStringLiteral("export-preview.png"))));
+    }
+
+    // View ▸ Find Track (Ctrl+P) brings the timeline forward and opens the track finder on it.
+    void findTrackFromTheMenu()
+    {
+        Application app(utc());
+        app.window().show();
+        QVERIFY(openAndWait(app, {kDemo}));
+        auto *tabs = app.window().findChild<QTabWidget *>(QStringLiteral("views"));
+        tabs->setCurrentWidget(app.window().compareView());
+        QAction *find = nullptr;
+        for (QAction *a : app.window().findChildren<QAction *>())
+            if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_P))
+                find = a;
+        QVERIFY(find);
+        find->trigger();
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(app.window().timeline()));
+        auto *finder = app.window().timeline()->findChild<rs::TrackFinder *>();
+        QVERIFY(finder);
+        QTRY_VERIFY(finder->isVisible());
     }
 
     // Edit ▸ Copy View Image puts the figure of what the timeline shows on the clipboard.

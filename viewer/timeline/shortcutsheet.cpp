@@ -26,6 +26,7 @@ std::vector<ShortcutSheet::Entry> ShortcutSheet::entries()
         {nav, tr("Backspace  or  Alt + ←"), tr("Back to the previous zoom")},
         {nav, tr("Alt + →"), tr("Forward again")},
         {nav, tr("Ctrl + 0"), tr("Show the whole session")},
+        {nav, tr("Ctrl + P"), tr("Find a track: type to filter, ↑ / ↓ to pick, Return to scroll to it")},
         {sel, tr("Click"), tr("Select the event under the mouse (details in the Details panel)")},
         {sel, tr("Double-click"), tr("Zoom to the event")},
         {sel, tr("F"), tr("Focus the selected event")},

@@ -9,6 +9,7 @@
 #include "shortcutsheet.h"
 #include "timelinecontext.h"
 #include "timeruler.h"
+#include "trackfinder.h"
 
 #include <QKeyEvent>
 #include <QLabel>
@@ -494,6 +495,13 @@ void TimelineView::showShortcutSheet()
     sheet.exec();
 }
 
+void TimelineView::showTrackFinder()
+{
+    if (!m_finder)
+        m_finder = new TrackFinder(this);
+    m_finder->open(m_ctx->session.get(), &m_ctx->evidence);
+}
+
 void TimelineView::keyPressEvent(QKeyEvent *event)
 {
     const std::optional<int> mouse = m_cursorX >= 0 ? std::optional<int>(m_cursorX) : std::nullopt;
@@ -524,6 +532,12 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_Period: selectNextEvent(); return;
     case Qt::Key_Comma: selectPreviousEvent(); return;
     case Qt::Key_Question: showShortcutSheet(); return;
+    case Qt::Key_P:
+        if (event->modifiers() & Qt::ControlModifier) {
+            showTrackFinder();
+            return;
+        }
+        break;
     default: break;
     }
     QScrollArea::keyPressEvent(event);

@@ -26,6 +26,7 @@ class AnnotationStore;
 class FindingsStrip;
 class RankGroupWidget;
 class TimeRuler;
+class TrackFinder;
 struct TimelineContext;
 
 class TimelineView : public QScrollArea
@@ -94,6 +95,9 @@ public Q_SLOTS:
     void collapseAll();
     /// Opens the shortcut sheet ('?').
     void showShortcutSheet();
+    /// Opens the find-a-track popup over the view (Ctrl+P): type to filter the session's lanes,
+    /// Enter to scroll to one (see TrackFinder).
+    void showTrackFinder();
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;
@@ -121,6 +125,7 @@ private:
     FindingsStrip *m_jobFindings;     // under the ruler, outside the viewport like it
     AnnotationOverlay *m_annotations; // on top of the groups, across all of them and the strip
     std::vector<RankGroupWidget *> m_groups;
+    TrackFinder *m_finder = nullptr; // made on the first Ctrl+P
     QTimer m_gestureEnd; // ends a wheel gesture once the wheel rests
     int m_cursorX = -1;
     EventRef m_paintedSelection; // what is outlined now, to repaint it when it changes
