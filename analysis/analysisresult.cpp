@@ -1,5 +1,8 @@
 #include "analysisresult.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace rs {
 
 const char *alignmentMethodName(AlignmentMethod m)
@@ -40,6 +43,26 @@ TimeNs AnalysisResult::offsetOf(RankId rank) const
         if (a.rank == rank)
             return a.offsetNs;
     return 0;
+}
+
+bool findingReadsBefore(const Finding &a, const Finding &b)
+{
+    if (a.severity != b.severity)
+        return a.severity > b.severity;
+    constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
+    return a.timeNs.value_or(kNever) < b.timeNs.value_or(kNever);
+}
+
+std::vector<int> findingOrder(const AnalysisResult &result)
+{
+    const std::vector<Finding> &f = result.findings;
+    std::vector<int> order(f.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&f](int a, int b) {
+        return findingReadsBefore(f[static_cast<std::size_t>(a)], f[static_cast<std::size_t>(b)]);
+    });
+    return order;
 }
 
 } // namespace rs

@@ -92,6 +92,12 @@ struct Evidence {
     RankId rank = kNoRank;        ///< rank it concerns
 };
 
+struct Finding;
+/// True when `a` is read before `b`: most severe first, then earliest, findings without a time last.
+/// The one order of findings: the analysis returns them so, and the report, the findings panel, the
+/// timeline's numbered badges and exported figures number them by it.
+bool findingReadsBefore(const Finding &a, const Finding &b);
+
 struct Finding {
     std::string id;               ///< stable catalog id (DESIGN.md §4)
     Severity severity = Severity::Info;
@@ -125,5 +131,9 @@ struct AnalysisResult {
     const RankMetrics *metricsOf(RankId rank) const;
     TimeNs offsetOf(RankId rank) const;
 };
+
+/// The findings of `result` in reading order (findingReadsBefore, ties in the result's order), as
+/// indices into result.findings. For the analysis' own results this is 0, 1, 2, …
+std::vector<int> findingOrder(const AnalysisResult &result);
 
 } // namespace rs

@@ -46,11 +46,7 @@ std::vector<Finding> RuleRegistry::evaluate(const RuleContext &ctx) const
             f.id = std::string(r->id());
         out.insert(out.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
     }
-    std::stable_sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
-        if (a.severity != b.severity)
-            return a.severity > b.severity;
-        return a.timeNs.value_or(std::numeric_limits<TimeNs>::max()) < b.timeNs.value_or(std::numeric_limits<TimeNs>::max());
-    });
+    std::stable_sort(out.begin(), out.end(), findingReadsBefore);
     return out;
 }
 

@@ -133,13 +133,10 @@ void findings(std::string &md, const AnalysisResult &r, TimeNs t0)
         md += "No findings.\n\n";
         return;
     }
-    // The analysis sorts by severity then time; a stable sort keeps that order if a caller did not.
-    std::vector<const Finding *> order;
-    for (const Finding &f : r.findings)
-        order.push_back(&f);
-    std::stable_sort(order.begin(), order.end(), [](auto *a, auto *b) { return a->severity > b->severity; });
+    // Numbered in reading order, like the viewer's badges and findings panel ("### 3." is ③).
     int n = 0;
-    for (const Finding *f : order) {
+    for (const int index : findingOrder(r)) {
+        const Finding *f = &r.findings[static_cast<std::size_t>(index)];
         md += "### " + std::to_string(++n) + ". " + IncidentReport::escape(f->title) + "\n\n";
         md += "- Severity: " + std::string(severityName(f->severity)) + " (" + IncidentReport::codeSpan(f->id) + ")\n";
         md += "- Ranks: " + rankList(f->ranks) + "\n";

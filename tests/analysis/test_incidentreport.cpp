@@ -125,6 +125,7 @@ class TestIncidentReport : public QObject
 private Q_SLOTS:
     void sectionsInOrder();
     void findingsFromAnalysis();
+    void numberedInReadingOrder();
     void escapesUserText();
     void codeSpanFence();
     void sha256OfFile();
@@ -170,6 +171,31 @@ void TestIncidentReport::findingsFromAnalysis()
     }
     QVERIFY(md.find("Headline: **" + IncidentReport::escape(r.findings.front().title)) != std::string::npos);
     QVERIFY(md.find("2 ranks (0, 1) read from 2 input files") != std::string::npos);
+}
+
+// "### 3." must be the finding the viewer shows as ③: findingOrder() — severity, then time, timeless
+// last — even for a result whose findings were not sorted by the analysis.
+void TestIncidentReport::numberedInReadingOrder()
+{
+    AnalysisResult r;
+    const auto make = [](const char *title, Severity s, std::optional<TimeNs> t) {
+        Finding f;
+        f.id = "oom";
+        f.severity = s;
+        f.timeNs = t;
+        f.title = title;
+        return f;
+    };
+    r.findings = {make("timeless high", Severity::High, std::nullopt), make("late high", Severity::High, kT0 + 900),
+                  make("low", Severity::Low, kT0), make("early high", Severity::High, kT0 + 100)};
+    QCOMPARE(findingOrder(r), (std::vector<int>{3, 1, 0, 2}));
+    const std::string md = IncidentReport::markdown(*twoRankSession(), r, {});
+    const auto at = [&md](const char *heading) { return md.find(heading); };
+    QVERIFY(at("### 1. early high") != std::string::npos);
+    QVERIFY(at("### 2. late high") != std::string::npos);
+    QVERIFY(at("### 3. timeless high") != std::string::npos);
+    QVERIFY(at("### 4. low") != std::string::npos);
+    QVERIFY(at("### 1. early high") < at("### 4. low"));
 }
 
 void TestIncidentReport::escapesUserText()

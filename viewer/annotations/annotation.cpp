@@ -3,7 +3,6 @@
 #include "models/findingsmodel.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace rs {
 
@@ -32,23 +31,6 @@ std::string findingKey(const Finding &finding)
     if (finding.timeNs)
         key += std::to_string(*finding.timeNs);
     return key;
-}
-
-std::vector<int> findingOrder(const AnalysisResult &result)
-{
-    const std::vector<Finding> &f = result.findings;
-    std::vector<int> order(f.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = static_cast<int>(i);
-    // The analyzer's own ordering (ruleregistry.cpp): a result it made is returned unchanged.
-    std::stable_sort(order.begin(), order.end(), [&f](int a, int b) {
-        const Finding &x = f[static_cast<std::size_t>(a)], &y = f[static_cast<std::size_t>(b)];
-        if (x.severity != y.severity)
-            return x.severity > y.severity;
-        constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-        return x.timeNs.value_or(kNever) < y.timeNs.value_or(kNever);
-    });
-    return order;
 }
 
 FindingNumbers findingNumbers(const AnalysisResult &result)

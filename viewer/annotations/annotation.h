@@ -54,11 +54,6 @@ struct Annotation {
 /// same inputs, so annotations made from findings are recognised after a session is reopened.
 std::string findingKey(const Finding &finding);
 
-/// The findings of `result` in reading order, as indices into result.findings: most severe first,
-/// then earliest, findings without a time last, ties in the result's order. The analysis returns
-/// them so already; the order is applied anyway so a result from elsewhere reads the same.
-std::vector<int> findingOrder(const AnalysisResult &result);
-
 /// findingKey → number of each finding of a result.
 using FindingNumbers = std::unordered_map<std::string, int>;
 /// The number of every finding of `result`: its 1-based place in findingOrder() (the index in
