@@ -3,6 +3,7 @@
 // hit-testing and ink on known geometry.
 
 #include "annotations/annotationmodel.h"
+#include "screenshot.h"
 #include "annotations/annotationpainter.h"
 #include "annotations/annotationstore.h"
 #include "timeformat.h"
@@ -460,7 +461,7 @@ void TestAnnotations::paintPutsInkWhereAnnotationsAre()
             QPainter p(&img);
             AnnotationPainter::paint(p, all, knownGeometry(), 3, 0);
         }
-        img.save(QStringLiteral("/tmp/ann/painter_%1x.png").arg(dpr));
+        rs::test::keepScreenshot(img, QStringLiteral("annotation-painter-%1x.png").arg(dpr));
         auto at = [&](double x, double y) { return img.pixelColor(QPointF(x * dpr, y * dpr).toPoint()); };
         // The range is washed in its colour between its edges on rank 1 only.
         const QColor inside = at(900, 380);

@@ -5,6 +5,7 @@
 // the ruler) that exists only while such badges are shown; selected and moved through their badge.
 
 #include "testsession.h"
+#include "screenshot.h"
 
 #include "annotations/annotationmodel.h"
 #include "annotations/annotationspanel.h"
@@ -153,7 +154,7 @@ void TestAnnotationTimeline::drawnOverLanesAndMemoryChart()
     QCOMPARE(AnnotationPainter::hitTest(QPointF(pinX + 40, top + 8), visible, stacked).first, visible[0].id);
     QCOMPARE(AnnotationPainter::hitTest(QPointF(pinX + 40, top + 30), visible, stacked).first, visible.back().id);
     const QImage img = m_view->grab().toImage();
-    img.save(QStringLiteral("/tmp/ann/timeline.png"));
+    rs::test::keepScreenshot(img, QStringLiteral("annotation-timeline.png"));
     auto pixel = [&](RankGroupWidget *g, QPoint p) { return img.pixelColor(g->mapTo(m_view, p)); };
 
     // The note's callout: its accent bar in the note's colour right of the pin, under the header.
@@ -345,7 +346,7 @@ void TestAnnotationTimeline::panelActionsAndSelection()
     QCOMPARE(m_store->selectedId(), m_store->annotations().back().id);
     Q_EMIT panel.view()->activated(index);
     QCOMPARE(m_state->visibleRange(), (TimeRange{kBase + 8000, kBase + 10000}));
-    panel.grab().save(QStringLiteral("/tmp/ann/panel.png"));
+    rs::test::keepScreenshot(panel.grab().toImage(), QStringLiteral("annotation-panel.png"));
 
     // Delete acts on the selection, undoably.
     QTest::mouseClick(panel.deleteButton(), Qt::LeftButton);
@@ -414,7 +415,7 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()
     QCOMPARE(strip->geometry().bottom() + 1, m_view->viewport()->geometry().top());
     QCOMPARE(m_view->ruler()->geometry().bottom() + 1, strip->geometry().top());
     const QImage img = m_view->grab().toImage();
-    img.save(QStringLiteral("/tmp/ann/finding_markers.png"));
+    rs::test::keepScreenshot(img, QStringLiteral("finding-markers.png"));
     auto pixel = [&](QPoint p) { return img.pixelColor(g0->mapTo(m_view, p)); };
     auto near = [](const QColor &c, const QColor &want) {
         return std::abs(c.red() - want.red()) + std::abs(c.green() - want.green()) + std::abs(c.blue() - want.blue()) < 45;

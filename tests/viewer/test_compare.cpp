@@ -4,6 +4,7 @@
 // and the 8-rank DLRM sample, and the whole CompareView with its default ranks and async diff.
 
 #include "analyzer.h"
+#include "screenshot.h"
 #include "compare/comparesortfiltermodel.h"
 #include "compare/compareview.h"
 #include "compare/opdiffmodel.h"
@@ -289,7 +290,7 @@ void TestCompare::demoSmallMultiples()
     QCOMPARE(w.shownRanks(), (std::vector<RankId>{0, 1, 2, 3}));
     const QSize size(1200, 4 * SmallMultiples::kRowHeight + SmallMultiples::kAxisHeight);
     const QImage img = renderMultiples(w, size);
-    img.save(QStringLiteral("/tmp/compare_demo_multiples.png"));
+    rs::test::keepScreenshot(img, QStringLiteral("compare-demo-multiples.png"));
     const QRect figure(QPoint(0, 0), size);
     // The OOM marker: solid red only in rank 2's row.
     const QRgb red = SmallMultiples::oomColor().rgb();
@@ -344,7 +345,7 @@ void TestCompare::dlrmSmallMultiples()
     QCOMPARE(w.shownRanks().size(), std::size_t(8));
     const QSize size(1200, 8 * 56 + SmallMultiples::kAxisHeight);
     const QImage img = renderMultiples(w, size);
-    img.save(QStringLiteral("/tmp/compare_dlrm_multiples.png"));
+    rs::test::keepScreenshot(img, QStringLiteral("compare-dlrm-multiples.png"));
     const QRect figure(QPoint(0, 0), size);
     for (RankId k = 0; k < 8; ++k) {
         const QRect pr = w.plotRect(k, figure);
@@ -384,10 +385,10 @@ void TestCompare::compareView()
     QVERIFY(view.stepDiffModel()->rowCount() == 3);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.grab().save(QStringLiteral("/tmp/compare_view_ranks.png"));
+    rs::test::keepScreenshot(view.grab().toImage(), QStringLiteral("compare-view-ranks.png"));
     view.showDiff(true);
     QTest::qWait(50);
-    view.grab().save(QStringLiteral("/tmp/compare_view_diff.png"));
+    rs::test::keepScreenshot(view.grab().toImage(), QStringLiteral("compare-view-diff.png"));
     // A new pair: rank 2 is cached, only the other is computed; a stale request is dropped.
     view.setDiffRanks(1, 3);
     view.setDiffRanks(3, 2);

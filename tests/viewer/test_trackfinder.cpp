@@ -3,6 +3,7 @@
 // typing and Enter un-hide and expand the rank, scroll its lane into the viewport and flash it.
 
 #include "sessionbuilder.h"
+#include "screenshot.h"
 
 #include "timeline/rankgroupwidget.h"
 #include "timeline/shortcutsheet.h"
@@ -223,8 +224,7 @@ void TestTrackFinder::ctrlPTypeEnterShowsTheLane()
     QCOMPARE(finder->listView()->model()->rowCount(), kRanks * kRowsPerRank);
     QTest::keyClicks(finder->lineEdit(), QStringLiteral("r4 stream"));
     QCOMPARE(finder->listView()->model()->rowCount(), 1);
-    if (qEnvironmentVariableIsSet("RS_TRACKFINDER_SHOT")) // to look at the popup by eye
-        m_view->grab().save(qEnvironmentVariable("RS_TRACKFINDER_SHOT"));
+    rs::test::keepScreenshot(m_view->grab().toImage(), QStringLiteral("track-finder.png")); // to look at the popup by eye
     QTest::keyClick(finder->lineEdit(), Qt::Key_Return);
 
     QVERIFY(!finder->isVisible());
