@@ -20,7 +20,8 @@ public:
     virtual std::string_view formatId() const = 0;
     /// A short human name ("PyTorch profiler trace").
     virtual std::string_view displayName() const = 0;
-    /// Confidence 0..100 that `head` (the first decompressed bytes, up to 64 KiB) is this format.
+    /// Confidence 0..100 that `head` (the first decompressed bytes, up to 4 MiB) is this format. Must be
+    /// linear in the head: records may start deep in it (FORMATS.md §7.1).
     /// `path` is only a tie-breaker; content decides.
     virtual int sniff(std::string_view head, std::string_view path) const = 0;
     /// Reads the whole stream into `out`. Never throws for bad input: it reports diagnostics to

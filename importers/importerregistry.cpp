@@ -14,7 +14,9 @@
 namespace rs {
 
 namespace {
-constexpr std::size_t kSniffBytes = 64 * 1024;
+// Real job logs can open with thousands of lines of shell trace or banners before their first record
+// (FORMATS.md §7.1), so sniffers see the first 4 MiB; every sniffer is linear in the head.
+constexpr std::size_t kSniffBytes = 4 * 1024 * 1024;
 constexpr int kMinConfidence = 20;
 }
 
@@ -54,7 +56,7 @@ SourceBuilder ImporterRegistry::importFile(const std::string &path, ImportContex
     std::string err;
     auto in = InputStream::open(path, &err);
     if (!in) {
-        out.error(err);
+        out.error("open-failed", err);
         return out;
     }
     out.source().fileBytes = in->compressedSize();
@@ -75,18 +77,18 @@ SourceBuilder ImporterRegistry::run(std::unique_ptr<InputStream> in, SourceBuild
     out.source().compression = in->compression();
     const std::string_view head = in->peek(kSniffBytes);
     if (!in->error().empty() && head.empty()) {
-        out.error(in->error(), -1, 0);
+        out.error("read-failed", in->error(), -1, 0);
         out.finish();
         return out;
     }
     if (head.empty()) {
-        out.error("the file is empty");
+        out.error("empty-file", "the file is empty");
         out.finish();
         return out;
     }
     const Importer *imp = pick(head, out.source().path);
     if (!imp) {
-        out.error("unrecognised content: not a format RankScope reads (see README, supported inputs)", 1, 0);
+        out.error("unrecognised", "unrecognised content: not a format RankScope reads (see README, supported inputs)", 1, 0);
         out.finish();
         return out;
     }
@@ -94,14 +96,14 @@ SourceBuilder ImporterRegistry::run(std::unique_ptr<InputStream> in, SourceBuild
     try {
         imp->import(*in, out, ctx);
     } catch (const std::bad_alloc &) {
-        out.error("out of memory while reading; the data read so far is kept", -1, in->position());
+        out.error("out-of-memory", "out of memory while reading; the data read so far is kept", -1, in->position());
     } catch (const std::exception &e) {
-        out.error(std::string("import failed: ") + e.what(), -1, in->position());
+        out.error("import-failed", std::string("import failed: ") + e.what(), -1, in->position());
     }
     if (!in->error().empty())
-        out.error(in->error(), -1, in->position());
+        out.error("read-failed", in->error(), -1, in->position());
     if (ctx.isCancelled())
-        out.warning("import cancelled; the data read so far is kept", -1, in->position());
+        out.warning("cancelled", "import cancelled; the data read so far is kept", -1, in->position());
     else
         ctx.reportProgress(in->compressedSize(), in->compressedSize());
     out.finish();
@@ -111,7 +113,7 @@ SourceBuilder ImporterRegistry::run(std::unique_ptr<InputStream> in, SourceBuild
 bool ImporterRegistry::isUnrecognised(const SourceBuilder &b)
 {
     return b.source().format.empty() && b.source().diagnostics.size() == 1
-        && b.source().diagnostics[0].message.rfind("unrecognised content", 0) == 0;
+        && b.source().diagnostics[0].code == "unrecognised";
 }
 
 std::vector<std::string> ImporterRegistry::expandPaths(const std::vector<std::string> &paths,

@@ -34,8 +34,20 @@ bool Source::hasErrors() const
 
 std::size_t Source::errorCount() const
 {
-    return static_cast<std::size_t>(std::count_if(diagnostics.begin(), diagnostics.end(),
-                                                   [](const Diagnostic &d) { return d.isError(); }));
+    std::size_t n = 0;
+    for (const Diagnostic &d : diagnostics)
+        if (d.isError())
+            n += static_cast<std::size_t>(d.count);
+    return n;
+}
+
+std::size_t Source::warningCount() const
+{
+    std::size_t n = 0;
+    for (const Diagnostic &d : diagnostics)
+        if (!d.isError())
+            n += static_cast<std::size_t>(d.count);
+    return n;
 }
 
 std::string Source::metadataValue(const std::string &key) const

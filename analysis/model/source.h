@@ -69,7 +69,9 @@ struct Source {
     std::vector<std::pair<std::string, std::string>> metadata; ///< other top-level keys (raw JSON text values)
 
     bool hasErrors() const;
+    /// Occurrences of errors / warnings (each Diagnostic counts `count` times).
     std::size_t errorCount() const;
+    std::size_t warningCount() const;
     /// The value of metadata key `key`, or an empty string.
     std::string metadataValue(const std::string &key) const;
 };

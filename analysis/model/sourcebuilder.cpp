@@ -37,14 +37,43 @@ void SourceBuilder::addCounterSample(TrackId track, TimeNs t, double value)
     c.values.push_back(value);
 }
 
-void SourceBuilder::warning(std::string message, std::int64_t line, std::int64_t offset)
+void SourceBuilder::report(Diagnostic::Severity severity, std::string_view code, std::string message,
+                           std::int64_t line, std::int64_t offset)
 {
-    m_source.diagnostics.push_back({Diagnostic::Severity::Warning, std::move(message), line, offset});
+    for (Diagnostic &d : m_source.diagnostics) {
+        if (d.severity != severity || d.code != code)
+            continue;
+        ++d.count;
+        if (d.examples.size() < Diagnostic::kMaxExamples)
+            d.examples.push_back({line, offset, std::move(message)});
+        return;
+    }
+    Diagnostic d;
+    d.severity = severity;
+    d.code = std::string(code);
+    d.message = std::move(message);
+    d.line = line;
+    d.offset = offset;
+    m_source.diagnostics.push_back(std::move(d));
 }
 
-void SourceBuilder::error(std::string message, std::int64_t line, std::int64_t offset)
+void SourceBuilder::warning(std::string_view code, std::string message, std::int64_t line, std::int64_t offset)
 {
-    m_source.diagnostics.push_back({Diagnostic::Severity::Error, std::move(message), line, offset});
+    report(Diagnostic::Severity::Warning, code, std::move(message), line, offset);
+}
+
+void SourceBuilder::error(std::string_view code, std::string message, std::int64_t line, std::int64_t offset)
+{
+    report(Diagnostic::Severity::Error, code, std::move(message), line, offset);
+}
+
+std::int64_t SourceBuilder::diagnosticCount(std::string_view code) const
+{
+    std::int64_t n = 0;
+    for (const Diagnostic &d : m_source.diagnostics)
+        if (d.code == code)
+            n += d.count;
+    return n;
 }
 
 void SourceBuilder::shiftTimes(TimeNs delta)

@@ -56,9 +56,16 @@ public:
     /// Allocator snapshot evidence of this source (stack indexes local to it).
     AllocatorEvidence &allocator() { return m_allocator; }
     const AllocatorEvidence &allocator() const { return m_allocator; }
+    /// nvidia-smi GPU identities and per-process GPU memory of this source.
+    GpuEvidence &gpus() { return m_gpus; }
+    const GpuEvidence &gpus() const { return m_gpus; }
 
-    void warning(std::string message, std::int64_t line = -1, std::int64_t offset = -1);
-    void error(std::string message, std::int64_t line = -1, std::int64_t offset = -1);
+    /// Reports a problem under a stable `code` (kebab-case, DESIGN.md §3 `code`). Repeats of a code
+    /// with the same severity are counted into the first report, keeping a few as examples.
+    void warning(std::string_view code, std::string message, std::int64_t line = -1, std::int64_t offset = -1);
+    void error(std::string_view code, std::string message, std::int64_t line = -1, std::int64_t offset = -1);
+    /// Occurrences of `code` reported so far (0 when none).
+    std::int64_t diagnosticCount(std::string_view code) const;
 
     /// Adds `delta` ns to every time read so far (used once the file's time base is known).
     void shiftTimes(TimeNs delta);
@@ -70,6 +77,8 @@ public:
 
 private:
     friend class SessionBuilder;
+    void report(Diagnostic::Severity severity, std::string_view code, std::string message, std::int64_t line,
+                std::int64_t offset);
     Source m_source;
     StringPool m_strings;
     ArgsArena m_args;
@@ -81,6 +90,7 @@ private:
     std::vector<MemorySummary> m_memorySummaries;
     LogEvidence m_logs;
     AllocatorEvidence m_allocator;
+    GpuEvidence m_gpus;
 };
 
 } // namespace rs

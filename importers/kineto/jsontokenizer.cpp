@@ -121,17 +121,30 @@ void JsonTokenizer::report(Diagnostic::Severity severity, std::string message, c
     }
     ++m_reported;
     if (m_sink)
-        m_sink(Diagnostic{severity, std::move(message), lineAt(at), offsetAt(at)});
+    {
+        Diagnostic d;
+        d.severity = severity;
+        d.code = "json-syntax";
+        d.message = std::move(message);
+        d.line = lineAt(at);
+        d.offset = offsetAt(at);
+        m_sink(std::move(d));
+    }
 }
 
 void JsonTokenizer::reportTruncated(const char *where)
 {
     m_truncated = true;
-    if (m_sink)
-        m_sink(Diagnostic{Diagnostic::Severity::Error,
-                          std::string("the file ends inside ") + where + " after " + std::to_string(m_events)
-                              + " events (truncated?); everything before that point was kept",
-                          lineAt(m_end), offsetAt(m_end)});
+    if (m_sink) {
+        Diagnostic d;
+        d.severity = Diagnostic::Severity::Error;
+        d.code = "truncated";
+        d.message = std::string("the file ends inside ") + where + " after " + std::to_string(m_events)
+            + " events (truncated?); everything before that point was kept";
+        d.line = lineAt(m_end);
+        d.offset = offsetAt(m_end);
+        m_sink(std::move(d));
+    }
 }
 
 JsonTokenizer::Root JsonTokenizer::open()

@@ -48,7 +48,13 @@ void KinetoImporter::import(InputStream &in, SourceBuilder &out, ImportContext &
     KinetoMetadata metadata(out);
     KinetoTraceBuilder builder(out, metadata);
     JsonTokenizer tokenizer(
-        in, [&out](Diagnostic d) { out.source().diagnostics.push_back(std::move(d)); },
+        in,
+        [&out](Diagnostic d) {
+            if (d.isError())
+                out.error(d.code, std::move(d.message), d.line, d.offset);
+            else
+                out.warning(d.code, std::move(d.message), d.line, d.offset);
+        },
         [&in, &ctx] {
             ctx.reportProgress(in.compressedBytesRead(), in.compressedSize());
             return !ctx.isCancelled();
@@ -62,7 +68,7 @@ void KinetoImporter::import(InputStream &in, SourceBuilder &out, ImportContext &
         while (tokenizer.nextKey(key)) {
             if (key == "traceEvents") {
                 if (!tokenizer.enterArray()) {
-                    out.warning("\"traceEvents\" is not an array; it was skipped");
+                    out.warning("trace-events-not-array", "\"traceEvents\" is not an array; it was skipped");
                     continue;
                 }
                 sawEvents = true;
@@ -73,7 +79,7 @@ void KinetoImporter::import(InputStream &in, SourceBuilder &out, ImportContext &
             }
         }
         if (!sawEvents && !tokenizer.cancelled() && !tokenizer.truncated())
-            out.error("the JSON object has no \"traceEvents\" array, so it holds no trace", 1, 0);
+            out.error("no-trace-events", "the JSON object has no \"traceEvents\" array, so it holds no trace", 1, 0);
         break;
     }
     case JsonTokenizer::Root::Array:
@@ -81,11 +87,11 @@ void KinetoImporter::import(InputStream &in, SourceBuilder &out, ImportContext &
             builder.addEvent(ev);
         break;
     case JsonTokenizer::Root::NotJson:
-        out.error("the file does not start with a JSON object or array", 1, 0);
+        out.error("not-json", "the file does not start with a JSON object or array", 1, 0);
         break;
     case JsonTokenizer::Root::Empty:
         if (!tokenizer.cancelled())
-            out.error("the file holds nothing but whitespace", 1, 0);
+            out.error("only-whitespace", "the file holds nothing but whitespace", 1, 0);
         break;
     }
     if (tokenizer.suppressedErrors() > 0) {
@@ -93,9 +99,9 @@ void KinetoImporter::import(InputStream &in, SourceBuilder &out, ImportContext &
             + " further problems in the event array were not listed one by one ("
             + std::to_string(tokenizer.brokenEvents()) + " broken events were skipped in all)";
         if (tokenizer.brokenEvents() > 0)
-            out.error(message);
+            out.error("json-syntax", message);
         else
-            out.warning(message);
+            out.warning("json-syntax", message);
     }
     builder.finish();
 }

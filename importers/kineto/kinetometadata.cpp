@@ -45,7 +45,7 @@ void KinetoMetadata::addTopLevel(const std::string &key, const std::string &valu
         if (base && *base >= 0 && *base <= kMaxTime)
             m_baseNs = *base;
         else
-            m_out.warning("baseTimeNanoseconds is not a usable number (" + value.substr(0, 40) + "); it was ignored");
+            m_out.warning("base-time-unreadable", "baseTimeNanoseconds is not a usable number (" + value.substr(0, 40) + "); it was ignored");
     } else if (key == "deviceProperties") {
         parseDevices(value);
     } else if (key == "distributedInfo") {
@@ -86,7 +86,7 @@ void KinetoMetadata::parseDevices(const std::string &json)
 {
     const auto doc = nlohmann::json::parse(json, nullptr, false);
     if (doc.is_discarded() || !doc.is_array()) {
-        m_out.warning("deviceProperties is not a readable JSON array; GPU details are missing");
+        m_out.warning("device-properties-unreadable", "deviceProperties is not a readable JSON array; GPU details are missing");
         return;
     }
     for (const auto &d : doc) {
@@ -108,7 +108,7 @@ void KinetoMetadata::parseDistributedInfo(const std::string &json)
 {
     const auto doc = nlohmann::json::parse(json, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) {
-        m_out.warning("distributedInfo is not a readable JSON object; the rank is taken from elsewhere");
+        m_out.warning("distributed-info-unreadable", "distributedInfo is not a readable JSON object; the rank is taken from elsewhere");
         return;
     }
     if (const auto rank = jsonInt(doc, "rank"); rank && *rank >= 0 && *rank <= INT32_MAX)
@@ -120,7 +120,7 @@ void KinetoMetadata::applyClock(std::optional<TimeNs> firstTime)
 {
     const bool absolute = firstTime && *firstTime > kEpochThresholdNs;
     if (m_baseNs && absolute)
-        m_out.warning("baseTimeNanoseconds was ignored: the timestamps are already absolute epoch times");
+        m_out.warning("base-time-ignored", "baseTimeNanoseconds was ignored: the timestamps are already absolute epoch times");
     else if (m_baseNs)
         m_out.shiftTimes(*m_baseNs);
     m_out.source().hasClock = m_baseNs.has_value() || absolute;

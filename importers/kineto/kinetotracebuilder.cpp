@@ -463,17 +463,17 @@ void KinetoTraceBuilder::reportProblems()
 {
     const auto n = [](std::int64_t v) { return std::to_string(v); };
     if (m_badTimes > 0)
-        m_out.warning(n(m_badTimes) + " events have no readable ts/dur and were skipped");
+        m_out.warning("event-bad-time", n(m_badTimes) + " events have no readable ts/dur and were skipped");
     if (m_noPhase > 0)
-        m_out.warning(n(m_noPhase) + " events have no \"ph\" and were skipped");
+        m_out.warning("event-no-phase", n(m_noPhase) + " events have no \"ph\" and were skipped");
     if (m_ignored > 0)
-        m_out.warning(n(m_ignored) + " events of phases RankScope does not show (" + m_ignoredPhases + ") were skipped");
+        m_out.warning("event-phase-ignored", n(m_ignored) + " events of phases RankScope does not show (" + m_ignoredPhases + ") were skipped");
     if (m_strayEnds > 0)
-        m_out.warning(n(m_strayEnds) + " 'E' events have no open 'B' on their thread and were ignored");
+        m_out.warning("event-stray-end", n(m_strayEnds) + " 'E' events have no open 'B' on their thread and were ignored");
     if (m_unmatched > 0)
-        m_out.warning(n(m_unmatched) + " 'B' events have no matching 'E'; they were closed at the end of the trace");
+        m_out.warning("event-unclosed-begin", n(m_unmatched) + " 'B' events have no matching 'E'; they were closed at the end of the trace");
     if (m_runningSum)
-        m_out.warning("[memory] events carry no \"Total Allocated\" (an old PyTorch); the allocated track shows "
+        m_out.warning("memory-no-total-allocated", "[memory] events carry no \"Total Allocated\" (an old PyTorch); the allocated track shows "
                       "the running sum of their \"Bytes\", i.e. the change since the trace started");
 }
 

@@ -39,7 +39,7 @@ public:
         std::string_view line;
         while (reader.next(line)) {
             if (reader.truncated())
-                out.warning("line longer than 1 MiB was cut", reader.lineNumber(), reader.offset());
+                out.warning("line-too-long", "line longer than 1 MiB was cut", reader.lineNumber(), reader.offset());
             parser.feed(line, reader.lineNumber());
         }
         parser.finish();

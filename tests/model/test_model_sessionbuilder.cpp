@@ -142,7 +142,7 @@ void TestModelSessionBuilder::emptySourceClaimsNoRank()
 {
     SessionBuilder sb;
     SourceBuilder empty("broken.json");
-    empty.error("unreadable");
+    empty.error("unreadable", "unreadable");
     empty.finish();
     sb.addSource(std::move(empty));
     sb.addSource(makeSource("good.json"));
