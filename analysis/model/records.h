@@ -33,6 +33,9 @@ struct MemorySummary {
     std::int64_t ooms = -1;           ///< "CUDA OOMs" header value
     std::int64_t allocRetries = -1;   ///< "cudaMalloc retries" header value
     bool abbreviated = false;         ///< printed with abbreviated=True (no pool sub-rows)
+    bool partial = false;             ///< cut off (input ended, another line or a cut row came before the
+                                      ///< closing rule): the complete rows read before the cut are kept;
+                                      ///< partial tables are not counted in counts.memorySummaries
     std::int32_t oom = -1;            ///< index into Session::ooms() of the OOM this table follows, -1 if none
     std::vector<MemorySummaryRow> rows; ///< in printed order
 
@@ -59,6 +62,9 @@ struct OomEvent {
     std::int64_t reserved = -1;       ///< reserved by PyTorch (old form states it; new form: allocated + unallocated)
     std::int64_t free = -1;           ///< free on the GPU
     std::int64_t processInUse = -1;   ///< "this process has X memory in use" (new form), -1 if absent
+    std::int64_t otherProcessesInUse = -1; ///< sum of "Process N has X memory in use" (new form; NVML pids,
+                                      ///< so inside a container this can be the process itself), -1 if absent
+    std::int64_t allowed = -1;        ///< "X allowed" (set_per_process_memory_fraction limit), -1 if absent
     std::string text;                 ///< the message, from "CUDA out of memory" on
 };
 

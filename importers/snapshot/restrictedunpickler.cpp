@@ -1,5 +1,6 @@
 #include "restrictedunpickler.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <stdexcept>
@@ -36,7 +37,8 @@ std::string_view PickleValue::stringOr(std::string_view key) const
 namespace {
 
 struct Failure : std::runtime_error {
-    Failure(const std::string &what, std::size_t at) : std::runtime_error(what), offset(at) {}
+    Failure(const char *id, const std::string &what, std::size_t at) : std::runtime_error(what), code(id), offset(at) {}
+    const char *code;
     std::size_t offset;
 };
 
@@ -73,9 +75,9 @@ public:
             const auto op = static_cast<unsigned char>(byte());
             switch (op) {
             case 0x80: byte(); break;                   // PROTO n
-            case 0x95: take(8); break;                  // FRAME: a length hint only
+            case 0x95: frame(at); break;
             case '.': return finish(at);                // STOP
-            case '(': m_marks.push_back(m_stack.size()); break; // MARK
+            case '(': mark(at); break;
             case '}': push(make(PickleValue::Type::Dict)); break;
             case ']': push(make(PickleValue::Type::List)); break;
             case ')': push(make(PickleValue::Type::Tuple)); break;
@@ -114,13 +116,13 @@ public:
             case '2': push(top(at)); break;             // DUP
             case 'c': case 0x93: case 'R': case 'b': case 0x81: case 0x92: case 'i': case 'o':
             case 'P': case 'Q': case 0x82: case 0x83: case 0x84:
-                throw Failure(std::string("pickle asks to ") + forbiddenWhat(op)
+                throw Failure("pickle-forbidden", std::string("pickle asks to ") + forbiddenWhat(op)
                                   + "; only plain data (dicts, lists, strings, numbers) is read, so the file is rejected",
                               at);
             default: {
                 char buf[64];
                 std::snprintf(buf, sizeof buf, "unsupported pickle opcode 0x%02x", op);
-                throw Failure(buf, at);
+                throw Failure("pickle-unknown-opcode", buf, at);
             }
             }
         }
@@ -142,13 +144,13 @@ private:
     char byte()
     {
         if (m_pos >= m_data.size())
-            throw Failure("pickle ends early (truncated file)", m_pos);
+            throw Failure("pickle-truncated", "pickle ends early (truncated file)", m_pos);
         return m_data[m_pos++];
     }
     std::string_view take(std::size_t n)
     {
         if (n > m_data.size() - m_pos)
-            throw Failure("pickle ends early (truncated file)", m_pos);
+            throw Failure("pickle-truncated", "pickle ends early (truncated file)", m_pos);
         const auto s = m_data.substr(m_pos, n);
         m_pos += n;
         return s;
@@ -164,10 +166,42 @@ private:
         return static_cast<std::int64_t>(v);
     }
 
+    // FRAME only announces how many bytes follow, but a length past the end of the file means the
+    // file was cut or is not what it claims; saying so beats failing later at a random opcode.
+    void frame(std::size_t at)
+    {
+        const auto n = static_cast<std::uint64_t>(le(8, false));
+        if (n > m_data.size() - m_pos)
+            throw Failure("pickle-bad-frame",
+                          "pickle FRAME announces " + std::to_string(n) + " bytes but only "
+                              + std::to_string(m_data.size() - m_pos) + " remain (truncated or corrupt file)",
+                          at);
+    }
+    void mark(std::size_t at)
+    {
+        if (m_marks.size() >= m_limits.maxDepth)
+            throw Failure("pickle-too-deep", "pickle opens more than " + std::to_string(m_limits.maxDepth)
+                                                 + " nested MARKs; no snapshot nests that deep",
+                          at);
+        m_marks.push_back(m_stack.size());
+    }
+    // Records that `child` now sits inside `parent`; consumers walk these values recursively.
+    void nest(PickleValue &parent, const PickleRef &child, std::size_t at)
+    {
+        if (!child)
+            return;
+        const std::uint32_t d = child->depth + 1;
+        if (d > m_limits.maxDepth)
+            throw Failure("pickle-too-deep", "pickle nests containers more than " + std::to_string(m_limits.maxDepth)
+                                                 + " levels deep; no snapshot nests that deep",
+                          at);
+        parent.depth = std::max(parent.depth, d);
+    }
+
     PickleRef make(PickleValue::Type t)
     {
         if (++m_values > m_limits.maxValues)
-            throw Failure("pickle holds more values than the limit allows", m_pos);
+            throw Failure("pickle-too-large", "pickle holds more values than the limit allows", m_pos);
         auto v = std::make_shared<PickleValue>();
         v->type = t;
         m_doc.all.push_back(v);
@@ -188,7 +222,7 @@ private:
     PickleRef longInt(std::size_t n, std::size_t at)
     {
         if (n > 4096)
-            throw Failure("pickle integer is implausibly long", at);
+            throw Failure("pickle-too-large", "pickle integer is implausibly long", at);
         const auto s = take(n);
         auto v = make(n <= 8 ? PickleValue::Type::Int : PickleValue::Type::BigInt);
         std::uint64_t u = 0;
@@ -213,7 +247,7 @@ private:
     PickleRef string(std::size_t n, PickleValue::Type t, std::size_t at)
     {
         if (n > m_limits.maxString)
-            throw Failure("pickle string is larger than the limit", at);
+            throw Failure("pickle-too-large", "pickle string is larger than the limit", at);
         auto v = make(t);
         v->text = std::string(take(n));
         return v;
@@ -222,13 +256,13 @@ private:
     void push(PickleRef v)
     {
         if (m_stack.size() >= m_limits.maxStack)
-            throw Failure("pickle stack grows beyond the limit", m_pos);
+            throw Failure("pickle-too-large", "pickle stack grows beyond the limit", m_pos);
         m_stack.push_back(std::move(v));
     }
     PickleRef pop(std::size_t at)
     {
         if (m_stack.size() <= (m_marks.empty() ? 0 : m_marks.back()))
-            throw Failure("pickle pops from an empty stack (corrupt file)", at);
+            throw Failure("pickle-corrupt", "pickle pops from an empty stack (corrupt file)", at);
         auto v = std::move(m_stack.back());
         m_stack.pop_back();
         return v;
@@ -236,13 +270,13 @@ private:
     PickleRef top(std::size_t at)
     {
         if (m_stack.empty())
-            throw Failure("pickle reads an empty stack (corrupt file)", at);
+            throw Failure("pickle-corrupt", "pickle reads an empty stack (corrupt file)", at);
         return m_stack.back();
     }
     std::vector<PickleRef> popMark(std::size_t at)
     {
         if (m_marks.empty())
-            throw Failure("pickle uses a MARK that was never set (corrupt file)", at);
+            throw Failure("pickle-corrupt", "pickle uses a MARK that was never set (corrupt file)", at);
         const std::size_t mark = m_marks.back();
         m_marks.pop_back();
         std::vector<PickleRef> items(std::make_move_iterator(m_stack.begin() + std::ptrdiff_t(mark)),
@@ -253,7 +287,7 @@ private:
     PickleValue &container(PickleValue::Type t, std::size_t at)
     {
         if (m_stack.empty() || m_stack.back()->type != t)
-            throw Failure(t == PickleValue::Type::Dict ? "pickle sets an item on a value that is not a dict"
+            throw Failure("pickle-corrupt", t == PickleValue::Type::Dict ? "pickle sets an item on a value that is not a dict"
                                                        : "pickle appends to a value that is not a list",
                           at);
         return *m_stack.back();
@@ -261,26 +295,37 @@ private:
     void append(std::size_t at)
     {
         auto v = pop(at);
-        container(PickleValue::Type::List, at).items.push_back(std::move(v));
+        PickleValue &list = container(PickleValue::Type::List, at);
+        nest(list, v, at);
+        list.items.push_back(std::move(v));
     }
     void appends(std::size_t at)
     {
         auto items = popMark(at);
-        auto &list = container(PickleValue::Type::List, at).items;
+        PickleValue &target = container(PickleValue::Type::List, at);
+        for (const auto &v : items)
+            nest(target, v, at);
+        auto &list = target.items;
         list.insert(list.end(), std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()));
     }
     void setItem(std::size_t at)
     {
         auto value = pop(at);
         auto key = pop(at);
-        container(PickleValue::Type::Dict, at).entries.emplace_back(std::move(key), std::move(value));
+        PickleValue &dict = container(PickleValue::Type::Dict, at);
+        nest(dict, key, at);
+        nest(dict, value, at);
+        dict.entries.emplace_back(std::move(key), std::move(value));
     }
     void setItems(std::size_t at)
     {
         auto items = popMark(at);
         if (items.size() % 2)
-            throw Failure("pickle SETITEMS has an odd number of values", at);
-        auto &dict = container(PickleValue::Type::Dict, at).entries;
+            throw Failure("pickle-corrupt", "pickle SETITEMS has an odd number of values", at);
+        PickleValue &target = container(PickleValue::Type::Dict, at);
+        for (const auto &v : items)
+            nest(target, v, at);
+        auto &dict = target.entries;
         for (std::size_t i = 0; i < items.size(); i += 2)
             dict.emplace_back(std::move(items[i]), std::move(items[i + 1]));
     }
@@ -288,20 +333,24 @@ private:
     {
         auto t = make(PickleValue::Type::Tuple);
         t->items.resize(std::size_t(n));
-        for (int i = n - 1; i >= 0; --i)
+        for (int i = n - 1; i >= 0; --i) {
             t->items[std::size_t(i)] = pop(at);
+            nest(*t, t->items[std::size_t(i)], at);
+        }
         push(std::move(t));
     }
     void tupleFromMark(std::size_t at)
     {
         auto t = make(PickleValue::Type::Tuple);
         t->items = popMark(at);
+        for (const auto &v : t->items)
+            nest(*t, v, at);
         push(std::move(t));
     }
     void memoPut(std::size_t index, std::size_t at)
     {
         if (m_memo.size() >= m_limits.maxMemo)
-            throw Failure("pickle memo grows beyond the limit", at);
+            throw Failure("pickle-too-large", "pickle memo grows beyond the limit", at);
         m_memo[index] = top(at);
         if (index == m_memoNext)
             ++m_memoNext;
@@ -310,13 +359,13 @@ private:
     {
         auto it = m_memo.find(index);
         if (it == m_memo.end())
-            throw Failure("pickle refers to memo entry " + std::to_string(index) + " that was never stored", at);
+            throw Failure("pickle-corrupt", "pickle refers to memo entry " + std::to_string(index) + " that was never stored", at);
         push(it->second);
     }
     PickleRef finish(std::size_t at)
     {
         if (m_stack.size() != 1 || !m_marks.empty())
-            throw Failure("pickle STOP with an unbalanced stack (corrupt file)", at);
+            throw Failure("pickle-corrupt", "pickle STOP with an unbalanced stack (corrupt file)", at);
         return m_stack.back();
     }
 
@@ -335,23 +384,26 @@ private:
 
 PickleRef RestrictedUnpickler::load(std::string_view data, std::string *error, std::int64_t *errorOffset)
 {
-    return load(data, Limits(), error, errorOffset);
+    Error e;
+    PickleRef v = load(data, Limits(), e);
+    if (!v) {
+        if (error)
+            *error = e.message;
+        if (errorOffset)
+            *errorOffset = e.offset;
+    }
+    return v;
 }
 
-PickleRef RestrictedUnpickler::load(std::string_view data, const Limits &limits, std::string *error,
-                                    std::int64_t *errorOffset)
+PickleRef RestrictedUnpickler::load(std::string_view data, const Limits &limits, Error &error)
 {
     try {
         Machine m(data, limits);
         return m.adopt(m.run());
     } catch (const Failure &f) {
-        if (error)
-            *error = f.what();
-        if (errorOffset)
-            *errorOffset = static_cast<std::int64_t>(f.offset);
+        error = {f.code, f.what(), static_cast<std::int64_t>(f.offset)};
     } catch (const std::bad_alloc &) {
-        if (error)
-            *error = "pickle needs more memory than is available";
+        error = {"pickle-out-of-memory", "pickle needs more memory than is available", -1};
     }
     return nullptr;
 }

@@ -22,6 +22,7 @@ using PickleRef = std::shared_ptr<PickleValue>;
 struct PickleValue {
     enum class Type : std::uint8_t { None, Bool, Int, BigInt, Float, String, Bytes, List, Tuple, Dict };
     Type type = Type::None;
+    std::uint32_t depth = 0;     ///< containers nested below this one (0 for scalars and empty containers)
     bool boolean = false;        ///< Type::Bool
     std::int64_t integer = 0;    ///< Type::Int; Type::BigInt keeps the low 64 bits here too
     double real = 0;             ///< Type::Float
@@ -47,11 +48,21 @@ public:
         std::size_t maxString = 256u << 20;  ///< bytes in one string
         std::size_t maxMemo = 100'000'000;   ///< memo entries
         std::size_t maxStack = 10'000'000;   ///< values on the stack at once
+        std::size_t maxDepth = 1000;         ///< containers nested in each other (snapshots need < 12)
+    };
+
+    /// Why a load failed: a stable kebab-case code (pickle-truncated, pickle-bad-frame,
+    /// pickle-forbidden, pickle-unknown-opcode, pickle-corrupt, pickle-too-deep, pickle-too-large,
+    /// pickle-out-of-memory), a sentence, and the byte offset of the opcode at fault (-1 if none).
+    struct Error {
+        std::string code;
+        std::string message;
+        std::int64_t offset = -1;
     };
 
     /// Decodes `data`. On failure returns nullptr and sets `error` to a sentence with the byte offset.
     static PickleRef load(std::string_view data, std::string *error, std::int64_t *errorOffset = nullptr);
-    static PickleRef load(std::string_view data, const Limits &limits, std::string *error, std::int64_t *errorOffset);
+    static PickleRef load(std::string_view data, const Limits &limits, Error &error);
 };
 
 } // namespace rs

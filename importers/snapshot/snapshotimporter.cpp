@@ -70,19 +70,36 @@ public:
 
     void read(const PickleValue &root)
     {
+        std::map<int, std::int64_t> finalAllocated, finalReserved;
+        if (root.type == PickleValue::Type::List) {
+            // torch.cuda.memory_snapshot() returns the segment list alone: no traces, no settings.
+            std::size_t others = 0;
+            for (const auto &s : root.items) {
+                if (s && isSegment(*s))
+                    segment(*s, finalAllocated, finalReserved);
+                else
+                    ++others;
+            }
+            if (others > 0)
+                m_out.warning("snapshot-not-segment", std::to_string(others) + " of the " + std::to_string(root.items.size())
+                                  + " list items are not segment dicts (no total_size or blocks); they are skipped");
+            if (m_out.source().counts.segments == 0)
+                m_out.error("snapshot-no-segments", "the pickle is a list without any allocator segment in it");
+            m_out.source().hasClock = false;
+            return;
+        }
         if (root.type != PickleValue::Type::Dict) {
-            m_out.error("the pickle is not a dict, so it is not an allocator snapshot");
+            m_out.error("snapshot-not-dict", "the pickle is neither a dict nor a list of segments, so it is not an allocator snapshot");
             return;
         }
         if (const PickleValue *settings = root.get("allocator_settings"))
             toJson(*settings, m_out.allocator().settings, 0);
-        std::map<int, std::int64_t> finalAllocated, finalReserved;
         if (const PickleValue *segs = root.get("segments"); segs && segs->isList()) {
             for (const auto &s : segs->items)
                 if (s && s->type == PickleValue::Type::Dict)
                     segment(*s, finalAllocated, finalReserved);
         } else {
-            m_out.warning("snapshot has no segments list");
+            m_out.warning("snapshot-no-segments", "snapshot has no segments list");
         }
         if (const PickleValue *traces = root.get("device_traces"); traces && traces->isList()) {
             for (std::size_t d = 0; d < traces->items.size(); ++d)
@@ -91,11 +108,16 @@ public:
         }
         m_out.source().hasClock = m_hasClock && m_anyTimed;
         if (!m_anyTimed && m_out.source().counts.traceEntries > 0)
-            m_out.warning("trace entries carry no time_us (PyTorch before ~2.3): they are placed 1 µs apart in trace "
+            m_out.warning("snapshot-no-time", "trace entries carry no time_us (PyTorch before ~2.3): they are placed 1 µs apart in trace "
                           "order and the snapshot has no wall clock");
     }
 
 private:
+    static bool isSegment(const PickleValue &s)
+    {
+        return s.type == PickleValue::Type::Dict && (s.get("total_size") || s.get("blocks"));
+    }
+
     std::int32_t stack(const PickleValue *frames)
     {
         if (!frames || !frames->isList() || frames->items.empty())
@@ -133,12 +155,15 @@ private:
                 seg.privatePool = seg.privatePool || (x && x->isInt() && x->integer != 0);
         seg.stack = stack(s.get("frames"));
         if (const PickleValue *blocks = s.get("blocks"); blocks && blocks->isList()) {
+            // PyTorch 2.0 blocks carry no address; they tile the segment in order, so it follows.
+            std::uint64_t next = seg.address;
             for (const auto &b : blocks->items) {
                 if (!b || b->type != PickleValue::Type::Dict)
                     continue;
                 SegmentRecord::Block blk;
-                blk.address = static_cast<std::uint64_t>(b->intOr("address", 0));
                 blk.size = b->intOr("size", 0);
+                blk.address = b->get("address") ? static_cast<std::uint64_t>(b->intOr("address", 0)) : next;
+                next = blk.address + static_cast<std::uint64_t>(std::max<std::int64_t>(blk.size, 0));
                 blk.requested = b->intOr("requested_size", 0);
                 const std::string_view state = b->stringOr("state");
                 blk.state = state == "active_allocated" ? SegmentRecord::Block::State::Allocated
@@ -146,6 +171,10 @@ private:
                     ? SegmentRecord::Block::State::AwaitingFree
                     : SegmentRecord::Block::State::Inactive;
                 blk.stack = stack(b->get("frames"));
+                // PyTorch 2.0 keeps a per-block "history" of {addr, real_size, frames}, newest last.
+                if (const PickleValue *history = b->get("history"); blk.stack < 0 && history && history->isList()
+                    && !history->items.empty() && history->items.back())
+                    blk.stack = stack(history->items.back()->get("frames"));
                 seg.blocks.push_back(blk);
             }
         }
@@ -278,6 +307,11 @@ int SnapshotImporter::sniff(std::string_view head, std::string_view) const
     const std::string_view start = head.substr(0, 512);
     if (start.find("segments") != std::string_view::npos || start.find("device_traces") != std::string_view::npos)
         return 90;
+    // A bare segment list (torch.cuda.memory_snapshot()) opens with its first segment's keys.
+    const std::string_view first = head.substr(0, 4096);
+    if (first.find("total_size") != std::string_view::npos
+        && (first.find("segment_type") != std::string_view::npos || first.find("allocated_size") != std::string_view::npos))
+        return 85;
     return 0;
 }
 
@@ -286,17 +320,17 @@ void SnapshotImporter::import(InputStream &in, SourceBuilder &out, ImportContext
     std::string data;
     std::string error;
     if (!readWhole(in, ctx, data, kMaxPickle, &error)) {
-        out.error(error, -1, in.position());
+        out.error("pickle-unreadable", error, -1, in.position());
         return;
     }
     if (ctx.isCancelled())
         return;
-    std::int64_t offset = -1;
-    const PickleRef root = RestrictedUnpickler::load(data, &error, &offset);
+    RestrictedUnpickler::Error failure;
+    const PickleRef root = RestrictedUnpickler::load(data, RestrictedUnpickler::Limits(), failure);
     data.clear();
     data.shrink_to_fit();
     if (!root) {
-        out.error(error, -1, offset);
+        out.error(failure.code, failure.message, -1, failure.offset);
         return;
     }
     SnapshotReader(out).read(*root);

@@ -2,6 +2,12 @@
 // Importer for CUDA caching-allocator snapshots (`torch.cuda.memory._dump_snapshot` pickles, and
 // the C++ `_memory_snapshot_pickled` protocol-2 form). Format id "memory-snapshot".
 //
+// Shapes read: the current dict (segments, device_traces, allocator_settings, ...); the PyTorch 2.0
+// dict, whose blocks have no `address` (it follows from the segment address and the sizes before)
+// and keep a per-block `history` of {addr, real_size, frames} (newest last: the block's stack);
+// and the bare list of segment dicts that `torch.cuda.memory_snapshot()` returns (no traces, no
+// clock). Device ids come from each segment's `device` (they need not start at 0).
+//
 // Source records → model:
 //   * segments[] (and their blocks) → SegmentRecord, one per segment, with block states and stacks;
 //     counts.segments.
@@ -14,7 +20,8 @@
 // their last value equals what the segments say is allocated/reserved at snapshot time.
 //
 // Caveats it knows: only data opcodes are accepted (RestrictedUnpickler), a pickle with globals
-// is rejected; traces without `time_us` (PyTorch ≤ ~2.3) have no clock: entries are placed 1 µs
+// is rejected, and a corrupt or hostile structure (a FRAME longer than the file, containers nested
+// deeper than any snapshot) is an error with the unpickler's code and byte offset; traces without `time_us` (PyTorch ≤ ~2.3) have no clock: entries are placed 1 µs
 // apart in trace order and the source is marked clock-less; frees whose alloc fell out of the ring
 // buffer are counted but have no record; `active_pending_free` (C++ writer) equals Python's
 // `active_awaiting_free`; the file is read whole into memory (pickles are not streamable).

@@ -112,8 +112,14 @@ private Q_SLOTS:
     void unpicklerRejects();
     void snapshotMapping();
     void snapshotWithGlobalIsRejected();
+    void bareSegmentList();
+    void pt20BlockHistory();
+    void badStructures_data();
+    void badStructures();
     void realSnapshots_data();
     void realSnapshots();
+    void realSnapshotContents_data();
+    void realSnapshotContents();
     void timelineRawFixture();
     void timelinePlainFixture();
     void realTimeline();
@@ -149,7 +155,7 @@ void TestSnapshot::unpicklerProtocol4Memo()
 {
     // PROTO 4, FRAME, EMPTY_LIST, MEMOIZE, SHORT_BINUNICODE "a", MEMOIZE, APPEND, BINGET 0 (the list
     // itself is shared), APPEND via a second list: [[...], same]
-    std::string b("\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00", 11);
+    std::string b("\x80\x04\x95\x0e\x00\x00\x00\x00\x00\x00\x00", 11); // FRAME of the 14 bytes that follow
     b += "]\x94";                       // outer list, memo 0
     b += "]\x94";                       // inner list, memo 1
     b += std::string("\x8c\x01" "a\x94", 4); // "a", memo 2
@@ -278,6 +284,144 @@ void TestSnapshot::snapshotWithGlobalIsRejected()
     QVERIFY(b.allocator().segments.empty());
 }
 
+namespace {
+
+// A segment dict; `withAddresses` false writes PyTorch 2.0 blocks (no address, a history list).
+void segmentDict(Pickle &p, int device, std::int64_t address, const std::vector<std::pair<std::int64_t, bool>> &blocks,
+                 bool withAddresses, const std::string &type = "large")
+{
+    std::int64_t total = 0, allocated = 0;
+    for (const auto &[size, live] : blocks) {
+        total += size;
+        allocated += live ? size : 0;
+    }
+    p.dict().mark().str("device").integer(device).str("address").integer(address).str("total_size").integer(total)
+        .str("allocated_size").integer(allocated).str("active_size").integer(allocated).str("requested_size").integer(allocated)
+        .str("stream").integer(0).str("segment_type").str(type);
+    p.str("blocks").list().mark();
+    std::int64_t at = address;
+    for (const auto &[size, live] : blocks) {
+        p.dict().mark();
+        if (withAddresses)
+            p.str("address").integer(at);
+        p.str("size").integer(size).str("requested_size").integer(live ? size : 0)
+            .str("state").str(live ? "active_allocated" : "inactive");
+        if (!withAddresses && live) {
+            p.str("history").list().mark();
+            p.dict().mark().str("addr").integer(at).str("real_size").integer(size).str("frames").list().mark();
+            frame(p, "old.py", 1, "earlier");
+            p.appends().setItems();
+            p.dict().mark().str("addr").integer(at).str("real_size").integer(size).str("frames").list().mark();
+            frame(p, "alloc.py", 190, "allocate");
+            frame(p, "model.py", 12, "init_weight");
+            p.appends().setItems();
+            p.appends();
+        }
+        p.setItems();
+        at += size;
+    }
+    p.appends().setItems();
+}
+
+} // namespace
+
+void TestSnapshot::bareSegmentList()
+{
+    // What torch.cuda.memory_snapshot() returns: the segment list alone, here on devices 1 and 2.
+    constexpr std::int64_t MiB = 1 << 20;
+    Pickle p;
+    p.list().mark();
+    segmentDict(p, 1, 0x7f0000000000LL, {{2 * MiB, true}, {2 * MiB, false}}, true);
+    segmentDict(p, 2, 0x7f1000000000LL, {{MiB, true}, {MiB / 2, true}, {MiB / 2, false}}, true, "small");
+    p.appends();
+    const SourceBuilder b = importBytes(p.done(), "memory_snapshot.pkl");
+    QCOMPARE(b.source().format, std::string("memory-snapshot"));
+    QVERIFY2(b.source().diagnostics.empty(), b.source().diagnostics.empty() ? "" : b.source().diagnostics[0].message.c_str());
+    QCOMPARE(b.source().counts.segments, 2);
+    QCOMPARE(b.source().counts.traceEntries, 0);
+    QVERIFY(!b.source().hasClock);
+    const auto &segs = b.allocator().segments;
+    QCOMPARE(segs[0].device, 1);
+    QCOMPARE(segs[1].device, 2);
+    QVERIFY(!segs[1].large);
+    QCOMPARE(segs[1].allocatedSize, MiB + MiB / 2);
+    QCOMPARE(segs[1].blocks[2].address, std::uint64_t(0x7f1000000000LL + MiB + MiB / 2));
+    QVERIFY(b.tracks().empty());
+}
+
+void TestSnapshot::pt20BlockHistory()
+{
+    // PyTorch 2.0: blocks without an address, a per-block history, one "snapshot" trace entry.
+    constexpr std::int64_t MiB = 1 << 20;
+    Pickle p;
+    p.dict().mark().str("segments").list().mark();
+    segmentDict(p, 0, 0x7f5c2a000000LL, {{4 * MiB, true}, {2 * MiB, false}, {2 * MiB, true}}, false);
+    p.appends();
+    p.str("device_traces").list().mark().list().mark();
+    p.dict().mark().str("action").str("snapshot").str("addr").integer(0).str("size").integer(6 * MiB).str("stream").integer(0).setItems();
+    p.appends().appends();
+    p.setItems();
+    const SourceBuilder b = importBytes(p.done(), "oom_snapshot.pickle");
+    QCOMPARE(b.source().format, std::string("memory-snapshot"));
+    QCOMPARE(b.source().errorCount(), std::size_t(0));
+    QCOMPARE(b.source().counts.segments, 1);
+    QCOMPARE(b.source().counts.traceEntries, 1);
+    const SegmentRecord &seg = b.allocator().segments.at(0);
+    QCOMPARE(seg.blocks.size(), std::size_t(3));
+    // The blocks tile the segment, so their addresses follow from the sizes.
+    QCOMPARE(seg.blocks[0].address, std::uint64_t(0x7f5c2a000000LL));
+    QCOMPARE(seg.blocks[1].address, std::uint64_t(0x7f5c2a000000LL + 4 * MiB));
+    QCOMPARE(seg.blocks[2].address, std::uint64_t(0x7f5c2a000000LL + 6 * MiB));
+    // The newest history entry says who holds the block now.
+    QVERIFY(seg.blocks[0].stack >= 0);
+    QCOMPARE(seg.blocks[1].stack, -1);
+    const auto &stack = b.allocator().stacks[std::size_t(seg.blocks[0].stack)];
+    QCOMPARE(stack.size(), std::size_t(2));
+    QCOMPARE(stack[0].name, std::string("allocate"));
+    QCOMPARE(stack[0].line, 190);
+    const Track *allocated = track(b, TrackKind::MemoryAllocated);
+    QVERIFY(allocated);
+    QCOMPARE(allocated->counter.values.back(), 6.0 * MiB);
+}
+
+void TestSnapshot::badStructures_data()
+{
+    // Each starts like a snapshot (so the sniffer claims it) and then goes wrong.
+    const std::string head("\x80\x02}X\x08\x00\x00\x00segments", 16);
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<qint64>("offset");
+    std::string frame("\x80\x04\x95", 3);
+    frame += std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8); // 2^62 bytes announced
+    frame += std::string("}\x8c\x08segments]u.", 14);
+    QTest::newRow("FRAME of 2^62 bytes") << QByteArray(frame.data(), qsizetype(frame.size())) << "pickle-bad-frame" << qint64(2);
+    std::string nested = head + std::string(1500, ']') + std::string(1499, 'a') + "s.";
+    QTest::newRow("lists nested 1500 deep") << QByteArray(nested.data(), qsizetype(nested.size())) << "pickle-too-deep"
+                                            << qint64(16 + 1500 + 1000);
+    std::string marks = head + std::string(5000, '(');
+    QTest::newRow("5000 nested MARKs") << QByteArray(marks.data(), qsizetype(marks.size())) << "pickle-too-deep" << qint64(16 + 1000);
+    std::string cut = head + std::string("]X\x20\x00\x00\x00" "abc", 9);
+    QTest::newRow("truncated string") << QByteArray(cut.data(), qsizetype(cut.size())) << "pickle-truncated" << qint64(22);
+    std::string global = head + "cos\nsystem\n.";
+    QTest::newRow("global") << QByteArray(global.data(), qsizetype(global.size())) << "pickle-forbidden" << qint64(16);
+    std::string notSnapshot = head + "Ns.";
+    QTest::newRow("segments is not a list") << QByteArray(notSnapshot.data(), qsizetype(notSnapshot.size()))
+                                            << "snapshot-no-segments" << qint64(-1);
+}
+
+void TestSnapshot::badStructures()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, code);
+    QFETCH(qint64, offset);
+    const SourceBuilder b = importBytes(bytes.toStdString());
+    QCOMPARE(b.source().format, std::string("memory-snapshot"));
+    QCOMPARE(b.source().diagnostics.size(), std::size_t(1)); // never "nothing read" in silence
+    QCOMPARE(QString::fromStdString(b.source().diagnostics[0].code), code);
+    QCOMPARE(qint64(b.source().diagnostics[0].offset), offset);
+    QVERIFY(b.allocator().segments.empty());
+}
+
 void TestSnapshot::realSnapshots_data()
 {
     // Expected values were read separately with Python's pickle (a find_class that refuses all).
@@ -293,6 +437,10 @@ void TestSnapshot::realSnapshots_data()
     QTest::newRow("cs336 (time_us)") << "cs336_magma27/memory_snapshot.pickle" << 216 << 5163 << 1721 << true
                                      << qint64(1377753600) << qint64(13927832064);
     QTest::newRow("no history") << "select_n_no_history/snapshot.pickle" << 40 << 0 << 0 << false << qint64(-1) << qint64(-1);
+    QTest::newRow("bare list (memory_snapshot())") << "layoutediting_list/memory_snapshot.pkl" << 255 << 0 << 0 << false
+                                                   << qint64(-1) << qint64(-1);
+    QTest::newRow("PT 2.0 (block history)") << "flexgen_pt20/oom_snapshot.pickle" << 176 << 1 << 0 << false
+                                            << qint64(11840159744) << qint64(11840159744);
 }
 
 void TestSnapshot::realSnapshots()
@@ -323,6 +471,90 @@ void TestSnapshot::realSnapshots()
     QCOMPARE(qint64(allocated->counter.values.back()), finalAllocated);
     QCOMPARE(qint64(*std::max_element(allocated->counter.values.begin(), allocated->counter.values.end())), peakAllocated);
     QVERIFY(!b.allocator().stacks.empty());
+}
+
+void TestSnapshot::realSnapshotContents_data()
+{
+    // Read separately with Python's pickle (a find_class that refuses all); SOURCES.md states the
+    // layoutediting and flexgen figures (3480.0 MiB, 3198.3 MiB, 11296.0 MiB, 4.34 MiB free, ...).
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("device");
+    QTest::addColumn<int>("large");
+    QTest::addColumn<int>("small");
+    QTest::addColumn<qint64>("reserved");
+    QTest::addColumn<qint64>("allocated");
+    QTest::addColumn<int>("liveBlocks");
+    QTest::addColumn<int>("freeBlocks");
+    QTest::addColumn<qint64>("freeBytes");
+    QTest::addColumn<qint64>("largestFree");
+    QTest::addColumn<qint64>("largestSegment");
+    QTest::newRow("layoutediting (list, device 1)") << "layoutediting_list/memory_snapshot.pkl" << 1 << 123 << 132
+                                                    << qint64(3649044480) << qint64(3353639424) << 1938 << 202
+                                                    << qint64(295405056) << qint64(31457280) << qint64(134217728);
+    QTest::newRow("flexgen (PT 2.0)") << "flexgen_pt20/oom_snapshot.pickle" << 0 << 174 << 2 << qint64(11844714496)
+                                      << qint64(11840159744) << 460 << 3 << qint64(4554752) << qint64(2080768)
+                                      << qint64(413138944);
+    QTest::newRow("select_n (device 1 of 4)") << "select_n_no_history/snapshot.pickle" << 1 << 32 << 8 << qint64(5559549952)
+                                              << qint64(545266688) << 179 << 34 << qint64(5014283264) << qint64(3294625792)
+                                              << qint64(3294625792);
+    QTest::newRow("ftcourse") << "ftcourse/memory_snapshot.pickle" << 0 << 164 << 51 << qint64(6471811072) << qint64(2297283072)
+                              << 802 << 277 << qint64(4174528000) << qint64(130023424) << qint64(262144000);
+    QTest::newRow("cs336") << "cs336_magma27/memory_snapshot.pickle" << 0 << 208 << 8 << qint64(14180941824)
+                           << qint64(1377753600) << 229 << 226 << qint64(12803188224) << qint64(329252864) << qint64(329252864);
+}
+
+void TestSnapshot::realSnapshotContents()
+{
+    QFETCH(QString, file);
+    QFETCH(int, device);
+    QFETCH(int, large);
+    QFETCH(int, small);
+    QFETCH(qint64, reserved);
+    QFETCH(qint64, allocated);
+    QFETCH(int, liveBlocks);
+    QFETCH(int, freeBlocks);
+    QFETCH(qint64, freeBytes);
+    QFETCH(qint64, largestFree);
+    QFETCH(qint64, largestSegment);
+    const QString path = QStringLiteral(RANKSCOPE_SAMPLES_DIR "/snapshot/") + file;
+    if (!QFile::exists(path))
+        QSKIP("shared samples are not present");
+    ImportContext ctx;
+    const SourceBuilder b = ImporterRegistry::instance().importFile(path.toStdString(), ctx);
+    QCOMPARE(b.source().errorCount(), std::size_t(0));
+    int nLarge = 0, nSmall = 0, nLive = 0, nFree = 0, misplaced = 0;
+    qint64 total = 0, alloc = 0, active = 0, free = 0, maxFree = 0, maxSegment = 0;
+    for (const SegmentRecord &seg : b.allocator().segments) {
+        QCOMPARE(seg.device, device);
+        (seg.large ? nLarge : nSmall)++;
+        total += seg.totalSize;
+        alloc += seg.allocatedSize;
+        active += seg.activeSize;
+        maxSegment = std::max<qint64>(maxSegment, seg.totalSize);
+        std::uint64_t at = seg.address;
+        for (const auto &blk : seg.blocks) {
+            misplaced += blk.address != at;
+            at += std::uint64_t(blk.size);
+            if (blk.state == SegmentRecord::Block::State::Allocated)
+                ++nLive;
+            else if (blk.state == SegmentRecord::Block::State::Inactive) {
+                ++nFree;
+                free += blk.size;
+                maxFree = std::max<qint64>(maxFree, blk.size);
+            }
+        }
+    }
+    QCOMPARE(nLarge, large);
+    QCOMPARE(nSmall, small);
+    QCOMPARE(total, reserved);
+    QCOMPARE(alloc, allocated);
+    QCOMPARE(active, allocated); // none of these holds blocks awaiting their free
+    QCOMPARE(nLive, liveBlocks);
+    QCOMPARE(nFree, freeBlocks);
+    QCOMPARE(free, freeBytes);
+    QCOMPARE(maxFree, largestFree);
+    QCOMPARE(maxSegment, largestSegment);
+    QCOMPARE(misplaced, 0); // blocks tile their segment, also where the file had no addresses
 }
 
 void TestSnapshot::timelineRawFixture()
