@@ -91,14 +91,14 @@ inline TestSession makeTestSession()
         const TrackId cpu = b.track(TrackKind::CpuThread, 200, 200);
         b.trackAt(cpu).name = b.intern("python 200");
         b.addSpan(cpu, {kBase + 1500, 8000, b.intern("aten::conv2d"), b.intern("cpu_op"), kNoArgs, 0, 0});
-        b.warning("unknown phase 'Q' ignored", 12);
-        b.error("event without ts dropped", -1, 345);
+        b.warning("event-phase-ignored", "unknown phase 'Q' ignored", 12);
+        b.error("event-bad-time", "event without ts dropped", -1, 345);
         b.finish();
         sb.addSource(std::move(b));
     }
     {
         SourceBuilder b("/traces/job/notes.txt");
-        b.error("not a recognised format");
+        b.error("unrecognised", "not a recognised format");
         b.finish();
         sb.addSource(std::move(b));
     }

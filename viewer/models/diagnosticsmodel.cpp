@@ -86,15 +86,31 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
             if (role == SortRole)
                 return static_cast<qlonglong>(d.offset);
             return d.offset >= 0 ? QVariant(static_cast<qlonglong>(d.offset)) : QVariant(QString());
-        case MessageColumn:
-            return QString::fromStdString(d.message);
+        case CodeColumn:
+            return QString::fromStdString(d.code);
+        case CountColumn:
+            if (role == SortRole)
+                return static_cast<qlonglong>(d.count);
+            return static_cast<qlonglong>(d.count);
+        case MessageColumn: {
+            if (role != Qt::ToolTipRole || d.examples.empty())
+                return QString::fromStdString(d.message);
+            // The tooltip lists the further occurrences the importer kept, with their locations.
+            QStringList lines{QString::fromStdString(d.message)};
+            for (const Diagnostic::Example &e : d.examples)
+                lines << (e.line >= 0 ? tr("line %1: ").arg(e.line) : tr("byte %1: ").arg(e.offset))
+                        + QString::fromStdString(e.message);
+            if (d.count > qint64(d.examples.size()) + 1)
+                lines << tr("… %1 more").arg(d.count - qint64(d.examples.size()) - 1);
+            return lines.join(QLatin1Char('\n'));
+        }
         case ColumnCount: break;
         }
         return {};
     }
     if (role == Qt::ForegroundRole && column == SeverityColumn)
         return d.isError() ? QColor(0xb4, 0x23, 0x18) : QColor(0x9a, 0x5b, 0x13);
-    if (role == Qt::TextAlignmentRole && (column == LineColumn || column == OffsetColumn))
+    if (role == Qt::TextAlignmentRole && (column == LineColumn || column == OffsetColumn || column == CountColumn))
         return static_cast<int>(Qt::AlignRight | Qt::AlignVCenter);
     return {};
 }
@@ -108,6 +124,8 @@ QVariant DiagnosticsModel::headerData(int section, Qt::Orientation orientation, 
     case FileColumn: return tr("File");
     case LineColumn: return tr("Line");
     case OffsetColumn: return tr("Offset");
+    case CodeColumn: return tr("Code");
+    case CountColumn: return tr("Count");
     case MessageColumn: return tr("Message");
     case ColumnCount: break;
     }

@@ -15,7 +15,7 @@ class DiagnosticsModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { SeverityColumn, FileColumn, LineColumn, OffsetColumn, MessageColumn, ColumnCount };
+    enum Column { SeverityColumn, FileColumn, LineColumn, OffsetColumn, CodeColumn, CountColumn, MessageColumn, ColumnCount };
 
     enum Role {
         SourceIdRole = Qt::UserRole + 1, ///< SourceId (uint) the diagnostic belongs to

@@ -97,7 +97,7 @@ QVariant ImportLogModel::data(const QModelIndex &index, int role) const
         return {};
     const Source &s = m_session->sources()[static_cast<std::size_t>(index.row())];
     const int errors = static_cast<int>(s.errorCount());
-    const int warnings = static_cast<int>(s.diagnostics.size()) - errors;
+    const int warnings = static_cast<int>(s.warningCount());
     const Status st = status(s);
     const QString path = QString::fromStdString(s.path);
 

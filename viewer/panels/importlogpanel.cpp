@@ -152,7 +152,7 @@ void ImportLogPanel::updateSummary()
     std::size_t errors = 0, warnings = 0;
     for (const Source &src : s->sources()) {
         errors += src.errorCount();
-        warnings += src.diagnostics.size() - src.errorCount();
+        warnings += src.warningCount();
     }
     m_summary->setText(countOf(static_cast<qint64>(s->sources().size()), tr("file"), tr("files")) + QStringLiteral(" · ")
                        + countOf(static_cast<qint64>(errors), tr("error"), tr("errors")) + QStringLiteral(" · ")
