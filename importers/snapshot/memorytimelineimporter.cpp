@@ -91,7 +91,7 @@ void MemoryTimelineImporter::import(InputStream &in, SourceBuilder &out, ImportC
     std::string data;
     std::string error;
     if (!readWhole(in, ctx, data, kMaxTimeline, &error)) {
-        out.error(error, -1, in.position());
+        out.error("read-failed", error, -1, in.position());
         return;
     }
     if (ctx.isCancelled())
@@ -100,12 +100,12 @@ void MemoryTimelineImporter::import(InputStream &in, SourceBuilder &out, ImportC
     try {
         doc = nlohmann::json::parse(data);
     } catch (const nlohmann::json::parse_error &e) {
-        out.error(std::string("invalid JSON: ") + e.what(), -1, std::int64_t(e.byte) - 1);
+        out.error("json-syntax", std::string("invalid JSON: ") + e.what(), -1, std::int64_t(e.byte) - 1);
         return;
     }
     data.clear();
     if (!doc.is_array()) {
-        out.error("memory timeline is not a JSON list");
+        out.error("timeline-not-list", "memory timeline is not a JSON list");
         return;
     }
     Timeline tl{out, {}, kNoTrack};
@@ -116,11 +116,11 @@ void MemoryTimelineImporter::import(InputStream &in, SourceBuilder &out, ImportC
         const auto &times = doc[0];
         const auto &sizes = doc[1];
         if (times.size() != sizes.size())
-            out.warning("times and sizes lists differ in length; the shorter one decides");
+            out.warning("timeline-length-mismatch", "times and sizes lists differ in length; the shorter one decides");
         const std::size_t n = std::min(times.size(), sizes.size());
         for (std::size_t i = 0; i < n; ++i) {
             if (!times[i].is_number() || !sizes[i].is_array()) {
-                out.error("row " + std::to_string(i) + " is not a time with a list of sizes");
+                out.error("timeline-bad-row", "row " + std::to_string(i) + " is not a time with a list of sizes");
                 continue;
             }
             const TimeNs t = toNs(times[i], clock);
@@ -155,7 +155,7 @@ void MemoryTimelineImporter::import(InputStream &in, SourceBuilder &out, ImportC
             const auto &row = doc[i];
             ++out.source().counts.traceEntries;
             if (!row.is_array() || row.size() < 3 || !row[0].is_number() || !row[2].is_number()) {
-                out.error("row " + std::to_string(i) + " is not [time, action, bytes, category]");
+                out.error("timeline-bad-row", "row " + std::to_string(i) + " is not [time, action, bytes, category]");
                 continue;
             }
             const TimeNs t = row[0].get<double>() < 0 ? toNs(first < 0 ? nlohmann::json(0) : firstRow, clock)
