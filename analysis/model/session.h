@@ -3,6 +3,7 @@
 // Shared between threads as std::shared_ptr<const Session>; built by SessionBuilder.
 
 #include "argsarena.h"
+#include "gpurecords.h"
 #include "records.h"
 #include "source.h"
 #include "stringpool.h"
@@ -45,6 +46,8 @@ struct Rank {
     std::vector<Step> steps;             ///< sorted by start
     std::vector<DeviceInfo> devices;     ///< GPUs the rank's traces describe
     TimeRange timeRange;                 ///< union of its tracks' data
+    std::string unknownProcess;          ///< "host:pid" when the id is only a placeholder for a process
+                                         ///< whose log never named its rank (LogProcess); "" otherwise
 };
 
 class Session
@@ -63,6 +66,8 @@ public:
     const LogEvidence &logs() const { return m_logs; }
     /// Allocator snapshot evidence (allocations with stacks, segments), stack indexes session-wide.
     const AllocatorEvidence &allocator() const { return m_allocator; }
+    /// nvidia-smi GPU identities and the processes on each GPU (ranks resolved across sources).
+    const GpuEvidence &gpus() const { return m_gpus; }
     const StringPool &strings() const { return m_strings; }
     std::string_view str(StringId id) const { return m_strings.view(id); }
     /// Raw args JSON of an event on `track`.
@@ -90,6 +95,7 @@ private:
     std::vector<OomEvent> m_ooms;
     LogEvidence m_logs;
     AllocatorEvidence m_allocator;
+    GpuEvidence m_gpus;
     std::vector<std::string> m_skipped;
     StringPool m_strings;
     TimeRange m_timeRange;

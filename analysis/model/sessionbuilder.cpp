@@ -72,6 +72,8 @@ void SessionBuilder::remapRanks(SourceBuilder &b, const std::map<RankId, RankId>
     each(b.m_logs.failures);
     each(b.m_allocator.allocations);
     each(b.m_allocator.segments);
+    each(b.m_gpus.gpus);
+    each(b.m_gpus.processes);
 }
 
 std::shared_ptr<const Session> SessionBuilder::freeze()
@@ -131,7 +133,7 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         // A file that produced nothing rank-bound (unreadable, or not a trace) should not claim a rank.
         if (m_pending[i].m_tracks.empty() && m_pending[i].m_steps.empty() && m_pending[i].m_ooms.empty()
             && m_pending[i].m_memorySummaries.empty() && m_pending[i].m_logs.empty()
-            && m_pending[i].m_allocator.empty()) {
+            && m_pending[i].m_allocator.empty() && m_pending[i].m_gpus.gpus.empty()) {
             m_pending[i].m_source.rankOrigin = RankOrigin::Assigned;
             continue;
         }
@@ -251,6 +253,16 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         appendLogs(b.m_allocator.segments, s.m_allocator.segments);
         if (s.m_allocator.settings.empty())
             s.m_allocator.settings = b.m_allocator.settings;
+        // Processes keep kNoRank until their GPU is known (resolveGpuProcesses): a compute-apps row
+        // names a uuid, not the rank of the file.
+        for (GpuRecord &g : b.m_gpus.gpus) {
+            g.source = sourceId;
+            s.m_gpus.gpus.push_back(std::move(g));
+        }
+        for (GpuProcess &p : b.m_gpus.processes) {
+            p.source = sourceId;
+            s.m_gpus.processes.push_back(std::move(p));
+        }
         for (RankId rk : b.m_source.ranks) {
             Rank &r = ranks[rk];
             r.id = rk;
@@ -264,6 +276,7 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         s.m_args.push_back(std::move(b.m_args));
     }
     m_pending.clear();
+    resolveGpuProcesses(s.m_gpus, s.m_logs);
     s.m_skipped = std::move(m_skipped);
     m_skipped.clear();
 

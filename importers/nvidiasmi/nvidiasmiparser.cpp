@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 
 namespace rs::nvidiasmi {
 
@@ -144,6 +145,85 @@ std::vector<std::string_view> splitCsv(std::string_view line)
         from = comma + 1;
     }
     return out;
+}
+
+std::optional<std::int64_t> busIdToNccl(std::string_view pci)
+{
+    pci = trim(pci);
+    // domain:bus:device.function, each part hex; the domain may be 4 or 8 digits.
+    const auto c1 = pci.find(':');
+    const auto c2 = c1 == std::string_view::npos ? c1 : pci.find(':', c1 + 1);
+    const auto dot = c2 == std::string_view::npos ? c2 : pci.find('.', c2 + 1);
+    if (dot == std::string_view::npos)
+        return std::nullopt;
+    auto hex = [](std::string_view s, std::size_t maxDigits) -> std::optional<std::int64_t> {
+        std::int64_t v = 0;
+        if (s.empty() || s.size() > maxDigits
+            || std::from_chars(s.data(), s.data() + s.size(), v, 16).ptr != s.data() + s.size())
+            return std::nullopt;
+        return v;
+    };
+    const auto domain = hex(pci.substr(0, c1), 8);
+    const auto bus = hex(pci.substr(c1 + 1, c2 - c1 - 1), 2);
+    const auto device = hex(pci.substr(c2 + 1, dot - c2 - 1), 2);
+    const auto function = hex(pci.substr(dot + 1), 1);
+    if (!domain || !bus || !device || !function || *domain > 0xffff)
+        return std::nullopt;
+    return (*domain << 20) | (*bus << 12) | (*device << 4) | *function;
+}
+
+std::size_t editDistance(std::string_view a, std::string_view b, std::size_t limit)
+{
+    const std::size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+    if (gap > limit)
+        return limit + 1;
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        std::size_t best = cur[0];
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            best = std::min(best, cur[j]);
+        }
+        if (best > limit)
+            return limit + 1;
+        std::swap(prev, cur);
+    }
+    return std::min(prev[b.size()], limit + 1);
+}
+
+std::optional<TimeNs> tableDate(std::string_view line, const std::string &zone)
+{
+    static const char *const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static const char *const kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    std::vector<std::string_view> t;
+    for (std::size_t i = 0; i < line.size();) {
+        while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+            ++i;
+        const std::size_t b = i;
+        while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))
+            ++i;
+        if (i > b)
+            t.push_back(line.substr(b, i - b));
+        if (t.size() > 5)
+            return std::nullopt;
+    }
+    if (t.size() != 5 || std::find(std::begin(kDays), std::end(kDays), t[0]) == std::end(kDays))
+        return std::nullopt;
+    const auto m = std::find(std::begin(kMonths), std::end(kMonths), t[1]);
+    int day = 0, year = 0;
+    if (m == std::end(kMonths) || std::from_chars(t[2].data(), t[2].data() + t[2].size(), day).ec != std::errc()
+        || std::from_chars(t[4].data(), t[4].data() + t[4].size(), year).ec != std::errc())
+        return std::nullopt;
+    const QDate date(year, int(m - std::begin(kMonths)) + 1, day);
+    const QTime time = QTime::fromString(QString::fromLatin1(t[3].data(), qsizetype(t[3].size())), QStringLiteral("HH:mm:ss"));
+    if (!date.isValid() || !time.isValid())
+        return std::nullopt;
+    const QTimeZone tz = zone.empty() ? QTimeZone::systemTimeZone() : QTimeZone(QByteArray::fromStdString(zone));
+    const QDateTime dt(date, time, tz.isValid() ? tz : QTimeZone::systemTimeZone());
+    return static_cast<TimeNs>(dt.toMSecsSinceEpoch()) * 1000000;
 }
 
 } // namespace rs::nvidiasmi

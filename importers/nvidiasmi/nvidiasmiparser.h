@@ -25,5 +25,14 @@ std::optional<double> memoryBytes(std::string_view value, std::string_view heade
 std::optional<TimeNs> timestamp(std::string_view value, const std::string &zone);
 /// Splits a CSV line on commas (nvidia-smi never quotes), trimming spaces around each field.
 std::vector<std::string_view> splitCsv(std::string_view line);
+/// A PCI address as nvidia-smi prints it ("00000000:47:00.0", also "0000:47:00.0") in the integer
+/// form NCCL prints as busId (FORMATS.md §4.2: domain << 20 | bus << 12 | device << 4 | function).
+std::optional<std::int64_t> busIdToNccl(std::string_view pci);
+/// Levenshtein distance, giving up (returning limit + 1) once it must exceed `limit`; linear in
+/// the lengths times the limit. Used to tell a torn copy of a GPU name from another GPU.
+std::size_t editDistance(std::string_view a, std::string_view b, std::size_t limit);
+/// The date line `nvidia-smi` prints above its table ("Wed Jan  5 17:01:16 2022"), as ns since the
+/// epoch in `zone` ("" = the machine's zone); nullopt for any other line.
+std::optional<TimeNs> tableDate(std::string_view line, const std::string &zone);
 
 } // namespace rs::nvidiasmi
