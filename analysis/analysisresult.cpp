@@ -18,6 +18,20 @@ const char *alignmentMethodName(AlignmentMethod m)
     return "none";
 }
 
+const char *memorySourceName(MemorySource s)
+{
+    switch (s) {
+    case MemorySource::None: return nullptr;
+    case MemorySource::Trace: return "trace";
+    case MemorySource::Snapshot: return "snapshot";
+    case MemorySource::MemorySummary: return "memory-summary";
+    case MemorySource::OomMessage: return "oom-message";
+    case MemorySource::Log: return "log";
+    case MemorySource::Summary: return "summary";
+    }
+    return nullptr;
+}
+
 const char *severityName(Severity s)
 {
     switch (s) {

@@ -31,12 +31,41 @@ struct RankAlignment {
     RankId reference = 0;                          ///< the rank it was aligned to
 };
 
+/// Kinds of evidence of a rank's memory, best first: the order in which RankMetrics takes its peaks.
+enum class MemorySource : std::uint8_t {
+    None,          ///< no evidence
+    Trace,         ///< allocator counters of a profiler trace ([memory] events)
+    Snapshot,      ///< an allocator snapshot: its trace replayed, its segments at snapshot time
+    MemorySummary, ///< a printed torch.cuda.memory_summary() table (Peak Usage column)
+    OomMessage,    ///< the numbers of a CUDA OOM message (at the moment of the OOM)
+    Log,           ///< per-step memory counters read from a training log
+    Summary,       ///< a rankscope summary file
+};
+/// "trace", "snapshot", "memory-summary", "oom-message", "log", "summary"; nullptr for None.
+const char *memorySourceName(MemorySource s);
+
+/// What one kind of evidence says about a rank's memory.
+struct MemoryReading {
+    MemorySource source = MemorySource::None;
+    std::optional<std::int64_t> allocatedBytes; ///< the most allocated it shows
+    std::optional<std::int64_t> reservedBytes;  ///< the most reserved it shows
+    std::optional<TimeNs> allocatedAtNs;        ///< when allocatedBytes was seen (aligned axis), if known
+    /// Reserved − allocated when allocated was highest (or at the OOM): memory the allocator held
+    /// beyond what was in use. A memory_summary's Peak columns bound it from above.
+    std::optional<std::int64_t> idleBytes;
+};
+
 /// The metrics of DESIGN.md §3 (analyze --json) plus the derived ones the findings use.
 struct RankMetrics {
     RankId rank = 0;
-    std::optional<std::int64_t> peakAllocatedBytes;   ///< max of the allocator's allocated counters
-    std::optional<std::int64_t> peakReservedBytes;    ///< max of the reserved counters
+    std::optional<std::int64_t> peakAllocatedBytes;   ///< peak allocated, from the best evidence (peakSource)
+    std::optional<std::int64_t> peakReservedBytes;    ///< peak reserved, from the best evidence (peakReservedSource)
     std::optional<TimeNs> peakTimeNs;                 ///< when allocated peaked (aligned axis)
+    MemorySource peakSource = MemorySource::None;     ///< evidence of peakAllocatedBytes (of reserved when allocated is unknown)
+    MemorySource peakReservedSource = MemorySource::None; ///< evidence of peakReservedBytes
+    std::vector<MemoryReading> memoryReadings;        ///< every kind of memory evidence of the rank, best first
+    std::optional<std::int64_t> currentAllocatedBytes; ///< memory_summary Cur Usage of "Allocated memory" (latest table)
+    std::optional<std::int64_t> currentReservedBytes;  ///< memory_summary Cur Usage of "GPU reserved memory" (latest table)
     std::optional<std::int64_t> gpuUsedPeakBytes;     ///< nvidia-smi memory.used peak
     std::optional<std::int64_t> steps;                ///< ProfilerStep count
     std::optional<TimeNs> stepTimeMedianNs;           ///< median step duration
@@ -51,10 +80,15 @@ struct RankMetrics {
     std::optional<TimeNs> collectiveLatenessMaxNs;    ///< the largest such delay
     std::optional<TimeNs> collectiveLatenessMaxAtNs;  ///< when the peers began waiting for that one (aligned axis)
     std::int64_t lastArrivals = 0;                    ///< collectives at which this rank arrived last (by >= 1 ms)
-    bool oom = false;                                 ///< an OOM was reported for the rank
-    int oomCount = 0;                                 ///< OOM messages and events
-    std::optional<std::int64_t> fragmentationBytes;   ///< reserved − allocated at the allocated peak
-    std::optional<std::int64_t> nonReleasableBytes;   ///< memory_summary "Non-releasable memory" (current)
+    bool oom = false;                                 ///< oomCount > 0 (kept equal to it: read either)
+    int oomCount = 0;                                 ///< OOMs, each counted once whatever reported it (OomIncidents)
+    std::optional<std::int64_t> oomRequestedBytes;    ///< what the OOM message (the richest one) tried to allocate
+    std::optional<std::int64_t> oomFreeBytes;         ///< free GPU memory that message states
+    std::optional<std::int64_t> fragmentationBytes;   ///< idleBytes of the best reading that has it (fragmentationSource)
+    MemorySource fragmentationSource = MemorySource::None; ///< evidence of fragmentationBytes
+    std::optional<std::int64_t> nonReleasableBytes;   ///< non-releasable memory when last read: memory_summary "Non-releasable memory" Cur Usage, else inactive blocks of split snapshot segments
+    std::optional<std::int64_t> nonReleasablePeakBytes; ///< memory_summary "Non-releasable memory" Peak Usage
+    std::optional<std::int64_t> allocRetries;         ///< memory_summary "cudaMalloc retries" (highest: it only grows)
     std::optional<std::int64_t> nonPytorchBytes;      ///< nvidia-smi used peak − PyTorch reserved peak
     std::optional<std::int64_t> capacityBytes;        ///< GPU capacity (deviceProperties, OOM text, nvidia-smi)
 };

@@ -16,6 +16,9 @@ struct MetricDef {
     std::function<std::optional<double>(const RankMetrics &)> get;
     bool structural;
     const char *noun;
+    // Values from different kinds of evidence are not compared with each other (a trace's peak
+    // covers its profiled steps, a memory_summary's the whole process): null when all are alike.
+    std::function<int(const RankMetrics &)> kind = nullptr;
 };
 
 template <typename T>
@@ -27,8 +30,10 @@ std::optional<double> asDouble(const std::optional<T> &v)
 const std::vector<MetricDef> &definitions()
 {
     static const std::vector<MetricDef> defs = {
-        {"peak_allocated_bytes", [](const RankMetrics &m) { return asDouble(m.peakAllocatedBytes); }, false, "peak allocated memory"},
-        {"peak_reserved_bytes", [](const RankMetrics &m) { return asDouble(m.peakReservedBytes); }, false, "peak reserved memory"},
+        {"peak_allocated_bytes", [](const RankMetrics &m) { return asDouble(m.peakAllocatedBytes); }, false, "peak allocated memory",
+         [](const RankMetrics &m) { return int(m.peakSource); }},
+        {"peak_reserved_bytes", [](const RankMetrics &m) { return asDouble(m.peakReservedBytes); }, false, "peak reserved memory",
+         [](const RankMetrics &m) { return int(m.peakReservedSource); }},
         {"gpu_used_peak_bytes", [](const RankMetrics &m) { return asDouble(m.gpuUsedPeakBytes); }, false, "GPU memory used"},
         {"step_time_median_ns", [](const RankMetrics &m) { return asDouble(m.stepTimeMedianNs); }, false, "median step time"},
         {"input_elements", [](const RankMetrics &m) { return asDouble(m.inputElements); }, false, "input elements"},
@@ -53,73 +58,80 @@ std::string human(const char *key, double v)
     return buf;
 }
 
+// The divergences of one metric among ranks whose values are comparable.
+void compareGroup(const MetricDef &def, const std::vector<std::pair<RankId, double>> &values, std::vector<Divergence> &out)
+{
+    if (values.size() < 3)
+        return;
+    std::vector<double> xs;
+    for (const auto &[r, v] : values)
+        xs.push_back(v);
+    const double med = median(xs);
+    if (def.structural) {
+        // The value most ranks share; ties go to the smaller one (the "normal" count).
+        std::map<double, int> counts;
+        for (double x : xs)
+            ++counts[x];
+        double mode = xs.front();
+        int best = 0;
+        for (const auto &[x, n] : counts)
+            if (n > best) {
+                mode = x;
+                best = n;
+            }
+        if (best * 2 <= int(xs.size()))
+            return; // no majority: nothing is "normal"
+        for (const auto &[rank, v] : values) {
+            if (v == mode)
+                continue;
+            Divergence d;
+            d.rank = rank;
+            d.metric = def.key;
+            d.value = v;
+            d.median = mode;
+            d.score = v > mode ? 100.0 : -100.0;
+            d.reason = "rank " + std::to_string(rank) + " has " + human(def.key, v) + " " + def.noun + " where "
+                + std::to_string(best) + " of " + std::to_string(xs.size()) + " ranks have " + human(def.key, mode);
+            out.push_back(std::move(d));
+        }
+        return;
+    }
+    std::vector<double> dev;
+    for (double x : xs)
+        dev.push_back(std::fabs(x - med));
+    const double mad = median(dev);
+    for (const auto &[rank, v] : values) {
+        const double diff = v - med;
+        if (std::fabs(diff) < RankDivergence::kMinRelativeDiff * std::max(std::fabs(med), 1.0))
+            continue;
+        // MAD 0 means every other rank agrees exactly: any real difference is an outlier.
+        const double z = mad > 0 ? diff / (1.4826 * mad) : (diff > 0 ? 100.0 : -100.0);
+        if (std::fabs(z) < RankDivergence::kZThreshold)
+            continue;
+        Divergence d;
+        d.rank = rank;
+        d.metric = def.key;
+        d.value = v;
+        d.median = med;
+        d.score = z;
+        d.reason = "rank " + std::to_string(rank) + " " + def.noun + " " + human(def.key, v) + " vs median "
+            + human(def.key, med);
+        out.push_back(std::move(d));
+    }
+}
+
 } // namespace
 
 std::vector<Divergence> RankDivergence::find(const std::vector<RankMetrics> &metrics)
 {
     std::vector<Divergence> out;
     for (const MetricDef &def : definitions()) {
-        std::vector<std::pair<RankId, double>> values;
+        std::map<int, std::vector<std::pair<RankId, double>>> groups;
         for (const RankMetrics &m : metrics)
             if (auto v = def.get(m))
-                values.emplace_back(m.rank, *v);
-        if (values.size() < 3)
-            continue;
-        std::vector<double> xs;
-        for (const auto &[r, v] : values)
-            xs.push_back(v);
-        const double med = median(xs);
-        if (def.structural) {
-            // The value most ranks share; ties go to the smaller one (the "normal" count).
-            std::map<double, int> counts;
-            for (double x : xs)
-                ++counts[x];
-            double mode = xs.front();
-            int best = 0;
-            for (const auto &[x, n] : counts)
-                if (n > best) {
-                    mode = x;
-                    best = n;
-                }
-            if (best * 2 <= int(xs.size()))
-                continue; // no majority: nothing is "normal"
-            for (const auto &[rank, v] : values) {
-                if (v == mode)
-                    continue;
-                Divergence d;
-                d.rank = rank;
-                d.metric = def.key;
-                d.value = v;
-                d.median = mode;
-                d.score = v > mode ? 100.0 : -100.0;
-                d.reason = "rank " + std::to_string(rank) + " has " + human(def.key, v) + " " + def.noun + " where "
-                    + std::to_string(best) + " of " + std::to_string(xs.size()) + " ranks have " + human(def.key, mode);
-                out.push_back(std::move(d));
-            }
-            continue;
-        }
-        std::vector<double> dev;
-        for (double x : xs)
-            dev.push_back(std::fabs(x - med));
-        const double mad = median(dev);
-        for (const auto &[rank, v] : values) {
-            const double diff = v - med;
-            if (std::fabs(diff) < kMinRelativeDiff * std::max(std::fabs(med), 1.0))
-                continue;
-            // MAD 0 means every other rank agrees exactly: any real difference is an outlier.
-            const double z = mad > 0 ? diff / (1.4826 * mad) : (diff > 0 ? 100.0 : -100.0);
-            if (std::fabs(z) < kZThreshold)
-                continue;
-            Divergence d;
-            d.rank = rank;
-            d.metric = def.key;
-            d.value = v;
-            d.median = med;
-            d.score = z;
-            d.reason = "rank " + std::to_string(rank) + " " + def.noun + " " + human(def.key, v) + " vs median "
-                + human(def.key, med);
-            out.push_back(std::move(d));
-        }
+                groups[def.kind ? def.kind(m) : 0].emplace_back(m.rank, *v);
+        for (const auto &[kind, values] : groups)
+            compareGroup(def, values, out);
     }
     std::stable_sort(out.begin(), out.end(),
                      [](const Divergence &a, const Divergence &b) { return std::fabs(a.score) > std::fabs(b.score); });

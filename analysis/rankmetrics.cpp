@@ -3,6 +3,7 @@
 #include "statistics.h"
 
 #include "clockalignment.h"
+#include "oomincidents.h"
 
 #include <algorithm>
 #include <cctype>
@@ -128,50 +129,170 @@ std::map<RankId, RankMetricsBuilder::Lateness> RankMetricsBuilder::collectiveLat
     return result;
 }
 
+MemorySource RankMetricsBuilder::counterSource(std::string_view format)
+{
+    if (format == "memory-snapshot")
+        return MemorySource::Snapshot;
+    if (format == "job-log" || format == "nccl-log")
+        return MemorySource::Log;
+    if (format == "summary")
+        return MemorySource::Summary;
+    if (format == "memory-summary")
+        return MemorySource::MemorySummary;
+    return MemorySource::Trace;
+}
+
+std::vector<MemoryReading> RankMetricsBuilder::memoryReadings(const Session &session, const Rank &rank, TimeNs offset)
+{
+    std::map<MemorySource, MemoryReading> by; // keyed by kind: the map's order is the precedence
+    auto at = [&](MemorySource s) -> MemoryReading & {
+        MemoryReading &r = by[s];
+        r.source = s;
+        return r;
+    };
+
+    // Counters (a trace's [memory] events, a snapshot's replayed trace, a log's per-step figures):
+    // the highest allocated value of each kind, and what its reserved counter read at that moment.
+    std::map<MemorySource, std::pair<const Track *, std::size_t>> allocatedPeak;
+    for (TrackId id : rank.tracks) {
+        const Track &t = session.tracks()[id];
+        if ((t.kind != TrackKind::MemoryAllocated && t.kind != TrackKind::MemoryReserved) || t.device < 0 || t.counter.empty())
+            continue;
+        const Source &src = session.sources()[t.source];
+        const MemorySource kind = counterSource(src.format);
+        const auto it = std::max_element(t.counter.values.begin(), t.counter.values.end());
+        const auto value = static_cast<std::int64_t>(*it);
+        const auto index = std::size_t(it - t.counter.values.begin());
+        MemoryReading &r = at(kind);
+        if (t.kind == TrackKind::MemoryAllocated) {
+            if (r.allocatedBytes && value <= *r.allocatedBytes)
+                continue;
+            r.allocatedBytes = value;
+            // A trace's times are its rank's axis even without a wall clock; a snapshot without
+            // time_us only has trace order, which is no time.
+            if (kind == MemorySource::Trace || src.hasClock)
+                r.allocatedAtNs = t.counter.times[index] + offset;
+            else
+                r.allocatedAtNs.reset();
+            allocatedPeak[kind] = {&t, index};
+        } else if (!r.reservedBytes || value > *r.reservedBytes) {
+            r.reservedBytes = value;
+        }
+    }
+    for (const auto &[kind, peak] : allocatedPeak) {
+        const Track &a = *peak.first;
+        const TimeNs when = a.counter.times[peak.second];
+        for (TrackId id : rank.tracks) {
+            const Track &t = session.tracks()[id];
+            if (t.kind != TrackKind::MemoryReserved || t.source != a.source || t.device != a.device || t.counter.empty())
+                continue;
+            auto it = std::upper_bound(t.counter.times.begin(), t.counter.times.end(), when);
+            if (it != t.counter.times.begin()) {
+                const double reserved = t.counter.values[std::size_t(it - t.counter.times.begin()) - 1];
+                by[kind].idleBytes = static_cast<std::int64_t>(reserved) - static_cast<std::int64_t>(a.counter.values[peak.second]);
+            }
+        }
+    }
+
+    // A snapshot's segments: what was reserved (their total_size) and allocated when it was taken.
+    std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> segments; // device -> (reserved, allocated)
+    for (const SegmentRecord &seg : session.allocator().segments)
+        if (seg.rank == rank.id) {
+            segments[seg.device].first += seg.totalSize;
+            segments[seg.device].second += seg.allocatedSize;
+        }
+    for (const auto &[device, sums] : segments) {
+        MemoryReading &r = at(MemorySource::Snapshot);
+        if (!r.allocatedBytes || sums.second > *r.allocatedBytes) {
+            r.allocatedBytes = sums.second;
+            r.allocatedAtNs.reset();
+            r.idleBytes = sums.first - sums.second;
+        }
+        if (!r.reservedBytes || sums.first > *r.reservedBytes)
+            r.reservedBytes = sums.first;
+    }
+
+    // memory_summary tables: the Peak Usage column of the pool "all". Their reserved peak bounds
+    // what was reserved when allocated peaked, so the difference bounds the idle memory from above.
+    for (const MemorySummary &s : session.memorySummaries()) {
+        if (s.rank != rank.id)
+            continue;
+        const MemorySummaryRow *a = s.row("Allocated memory");
+        const MemorySummaryRow *res = s.row("GPU reserved memory");
+        const bool hasAllocated = a && a->peak >= 0, hasReserved = res && res->peak >= 0;
+        if (!hasAllocated && !hasReserved)
+            continue;
+        MemoryReading &r = at(MemorySource::MemorySummary);
+        if (hasAllocated && (!r.allocatedBytes || a->peak > *r.allocatedBytes)) {
+            r.allocatedBytes = a->peak;
+            if (hasReserved && res->peak >= a->peak)
+                r.idleBytes = res->peak - a->peak;
+            else
+                r.idleBytes.reset();
+        }
+        if (hasReserved && (!r.reservedBytes || res->peak > *r.reservedBytes))
+            r.reservedBytes = res->peak;
+    }
+
+    // OOM messages: allocated and reserved at the moment the allocation failed.
+    for (const OomEvent &o : session.ooms()) {
+        if (o.rank != rank.id || (o.allocated < 0 && o.reserved < 0))
+            continue;
+        MemoryReading &r = at(MemorySource::OomMessage);
+        if (o.allocated >= 0 && (!r.allocatedBytes || o.allocated > *r.allocatedBytes)) {
+            r.allocatedBytes = o.allocated;
+            r.allocatedAtNs = o.time != kNoTime ? std::optional<TimeNs>(o.time + offset) : std::nullopt;
+            if (o.reserved >= o.allocated)
+                r.idleBytes = o.reserved - o.allocated;
+            else
+                r.idleBytes.reset();
+        }
+        if (o.reserved >= 0 && (!r.reservedBytes || o.reserved > *r.reservedBytes))
+            r.reservedBytes = o.reserved;
+    }
+
+    std::vector<MemoryReading> out;
+    for (auto &[kind, r] : by)
+        if (r.allocatedBytes || r.reservedBytes)
+            out.push_back(std::move(r));
+    return out;
+}
+
 std::vector<RankMetrics> RankMetricsBuilder::build(const Session &session, const std::vector<RankAlignment> &alignment)
 {
     std::vector<RankMetrics> out;
     const auto lateness = collectiveLateness(session, alignment);
+    const std::vector<RankOoms> ooms = OomIncidents::find(session);
     for (const Rank &rank : session.ranks()) {
         RankMetrics m;
         m.rank = rank.id;
         const TimeNs off = offsetIn(alignment, rank.id);
-        // Memory peaks: the largest allocated value over every allocated counter of the rank.
-        const Track *peakTrack = nullptr;
-        std::size_t peakIndex = 0;
-        for (TrackId id : rank.tracks) {
-            const Track &t = session.tracks()[id];
-            if (t.counter.empty())
-                continue;
-            const auto it = std::max_element(t.counter.values.begin(), t.counter.values.end());
-            const auto value = static_cast<std::int64_t>(*it);
-            if (t.kind == TrackKind::MemoryAllocated && t.device >= 0
-                && (!m.peakAllocatedBytes || value > *m.peakAllocatedBytes)) {
-                m.peakAllocatedBytes = value;
-                peakTrack = &t;
-                peakIndex = std::size_t(it - t.counter.values.begin());
-                m.peakTimeNs = t.counter.times[peakIndex] + off;
-            } else if (t.kind == TrackKind::MemoryReserved && t.device >= 0
-                       && (!m.peakReservedBytes || value > *m.peakReservedBytes)) {
-                m.peakReservedBytes = value;
-            } else if (t.kind == TrackKind::GpuMemoryUsed && (!m.gpuUsedPeakBytes || value > *m.gpuUsedPeakBytes)) {
-                m.gpuUsedPeakBytes = value;
+        // Memory: each kind of evidence read on its own, the peaks taken from the best one present.
+        m.memoryReadings = memoryReadings(session, rank, off);
+        for (const MemoryReading &r : m.memoryReadings) {
+            if (!m.peakAllocatedBytes && r.allocatedBytes) {
+                m.peakAllocatedBytes = r.allocatedBytes;
+                m.peakTimeNs = r.allocatedAtNs;
+                m.peakSource = r.source;
+            }
+            if (!m.peakReservedBytes && r.reservedBytes) {
+                m.peakReservedBytes = r.reservedBytes;
+                m.peakReservedSource = r.source;
+            }
+            if (!m.fragmentationBytes && r.idleBytes) {
+                m.fragmentationBytes = r.idleBytes;
+                m.fragmentationSource = r.source;
             }
         }
-        if (peakTrack) {
-            // Reserved at the moment allocated peaked, from the same source and device.
-            for (TrackId id : rank.tracks) {
-                const Track &t = session.tracks()[id];
-                if (t.kind != TrackKind::MemoryReserved || t.source != peakTrack->source || t.device != peakTrack->device
-                    || t.counter.empty())
-                    continue;
-                const TimeNs at = peakTrack->counter.times[peakIndex];
-                auto it = std::upper_bound(t.counter.times.begin(), t.counter.times.end(), at);
-                if (it != t.counter.times.begin()) {
-                    const double reserved = t.counter.values[std::size_t(it - t.counter.times.begin()) - 1];
-                    m.fragmentationBytes = static_cast<std::int64_t>(reserved) - *m.peakAllocatedBytes;
-                }
-            }
+        if (m.peakSource == MemorySource::None)
+            m.peakSource = m.peakReservedSource;
+        for (TrackId id : rank.tracks) {
+            const Track &t = session.tracks()[id];
+            if (t.kind != TrackKind::GpuMemoryUsed || t.counter.empty())
+                continue;
+            const auto value = static_cast<std::int64_t>(*std::max_element(t.counter.values.begin(), t.counter.values.end()));
+            if (!m.gpuUsedPeakBytes || value > *m.gpuUsedPeakBytes)
+                m.gpuUsedPeakBytes = value;
         }
         if (m.gpuUsedPeakBytes && m.peakReservedBytes)
             m.nonPytorchBytes = *m.gpuUsedPeakBytes - *m.peakReservedBytes;
@@ -255,28 +376,56 @@ std::vector<RankMetrics> RankMetricsBuilder::build(const Session &session, const
             m.lastArrivals = it->second.lastArrivals;
         }
 
-        // OOMs from every kind of source, and the allocator's own view of its state.
+        // OOMs, each once whatever reported it, and the allocator's own view of its state.
+        m.oomCount = OomIncidents::countOf(ooms, rank.id);
+        m.oom = m.oomCount > 0;
+        const OomEvent *richest = nullptr;
+        auto richness = [](const OomEvent &o) { return (o.requested >= 0) + (o.capacity >= 0) + (o.allocated >= 0) + (o.free >= 0); };
         for (const OomEvent &o : session.ooms())
             if (o.rank == rank.id) {
-                m.oom = true;
-                ++m.oomCount;
                 if (o.capacity > 0)
                     m.capacityBytes = std::max<std::int64_t>(m.capacityBytes.value_or(0), o.capacity);
+                if (!richest || richness(o) > richness(*richest))
+                    richest = &o;
             }
-        for (const Track &t : session.tracks())
-            if (t.rank == rank.id)
-                for (const Instant &in : t.instants)
-                    if (in.flags & SpanFlagOutOfMemory) {
-                        m.oom = true;
-                        ++m.oomCount;
-                    }
-        for (const MemorySummary &s : session.memorySummaries())
-            if (s.rank == rank.id) {
-                if (const MemorySummaryRow *r = s.row("Non-releasable memory"); r && r->current >= 0)
-                    m.nonReleasableBytes = r->current;
-                if (s.ooms > 0) // the allocator's own count, even when no message was kept
-                    m.oom = true;
+        if (richest && richest->requested >= 0)
+            m.oomRequestedBytes = richest->requested;
+        if (richest && richest->free >= 0)
+            m.oomFreeBytes = richest->free;
+        const MemorySummary *latest = nullptr;
+        for (const MemorySummary &s : session.memorySummaries()) {
+            if (s.rank != rank.id)
+                continue;
+            if (!latest || s.time == kNoTime || latest->time == kNoTime || s.time >= latest->time)
+                latest = &s;
+            if (const MemorySummaryRow *r = s.row("Non-releasable memory"); r && r->peak >= 0)
+                m.nonReleasablePeakBytes = std::max(m.nonReleasablePeakBytes.value_or(0), r->peak);
+            if (s.allocRetries >= 0)
+                m.allocRetries = std::max(m.allocRetries.value_or(0), s.allocRetries);
+        }
+        if (latest) {
+            if (const MemorySummaryRow *r = latest->row("Allocated memory"); r && r->current >= 0)
+                m.currentAllocatedBytes = r->current;
+            if (const MemorySummaryRow *r = latest->row("GPU reserved memory"); r && r->current >= 0)
+                m.currentReservedBytes = r->current;
+            if (const MemorySummaryRow *r = latest->row("Non-releasable memory"); r && r->current >= 0)
+                m.nonReleasableBytes = r->current;
+        }
+        if (!m.nonReleasableBytes) {
+            // A snapshot shows the same thing block by block: free blocks inside segments that are
+            // still split (a segment whose blocks are all free is merged back and can be released).
+            std::optional<std::int64_t> stuck;
+            for (const SegmentRecord &seg : session.allocator().segments) {
+                if (seg.rank != rank.id)
+                    continue;
+                stuck = stuck.value_or(0);
+                if (seg.blocks.size() > 1)
+                    for (const SegmentRecord::Block &blk : seg.blocks)
+                        if (blk.state == SegmentRecord::Block::State::Inactive)
+                            *stuck += blk.size;
             }
+            m.nonReleasableBytes = stuck;
+        }
         out.push_back(std::move(m));
     }
     return out;

@@ -3,6 +3,12 @@
 // spread, micro-batches and input sizes, collectives and arrival lateness, OOMs, fragmentation and
 // memory PyTorch does not own.
 //
+// Memory peaks come from the best evidence present, in MemorySource order: a trace's allocator
+// counters, then an allocator snapshot (its replayed trace, its segments), then memory_summary
+// tables (Peak Usage), then the numbers of an OOM message, then per-step counters of a log, then a
+// rankscope summary. Every kind is kept in RankMetrics::memoryReadings, so a reader can compare
+// them. OOMs are counted by OomIncidents, once per failure.
+//
 // Micro-batches are counted from the DataLoader's `__next__` record_function spans inside each
 // ProfilerStep (one per batch fetched); input elements are the product of the first "Input Dims"
 // entry of the first op after each fetch (the copy of the batch to the GPU). Traces without those
@@ -12,6 +18,7 @@
 #include "session.h"
 
 #include <map>
+#include <string_view>
 
 namespace rs {
 
@@ -20,6 +27,12 @@ class RankMetricsBuilder
 public:
     /// Metrics of every rank; `alignment` moves times onto the common axis.
     static std::vector<RankMetrics> build(const Session &session, const std::vector<RankAlignment> &alignment);
+
+    /// What each kind of evidence says about `rank`'s memory, best first (MemorySource order);
+    /// `offset` moves its times onto the aligned axis.
+    static std::vector<MemoryReading> memoryReadings(const Session &session, const Rank &rank, TimeNs offset);
+    /// The kind of evidence a memory counter is, by the format of the source it was read from.
+    static MemorySource counterSource(std::string_view format);
 
     /// Product of the first list in the "Input Dims" arg of raw args JSON, or nullopt.
     static std::optional<std::int64_t> firstInputElements(std::string_view argsJson);

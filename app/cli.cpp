@@ -455,6 +455,12 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
     for (const Source &s : session->sources()) {
         anyUsable = anyUsable || (!s.format.empty() && !(s.hasErrors() && nothingRead(s)));
         anyErrors = anyErrors || s.hasErrors();
+nlohmann::json sourceJson(MemorySource s)
+{
+    const char *name = memorySourceName(s);
+    return name ? nlohmann::json(name) : nlohmann::json(nullptr);
+}
+
         for (const Diagnostic &d : s.diagnostics)
             if (d.isError())
                 printErr(err, diagnosticLine(s, d));
@@ -503,6 +509,10 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
         for (const Spike &s : r.spikes)
             spikes.push_back({{"rank", s.rank},
                               {"time_ns", s.timeNs},
+                                {"peak_source", sourceJson(m.peakSource)},
+                                {"peak_reserved_source", sourceJson(m.peakReservedSource)},
+                                {"current_allocated_bytes", opt(m.currentAllocatedBytes)},
+                                {"current_reserved_bytes", opt(m.currentReservedBytes)},
                               {"duration_ns", s.durationNs},
                               {"bytes", s.bytes},
                               {"step", s.step >= 0 ? nlohmann::json(s.step) : nlohmann::json(nullptr)},
@@ -514,10 +524,24 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
         for (const Divergence &d : r.divergent)
             divergent.push_back({{"rank", d.rank},
                                  {"metric", d.metric},
+                                {"oom_requested_bytes", opt(m.oomRequestedBytes)},
+                                {"oom_free_bytes", opt(m.oomFreeBytes)},
                                  {"value", std::llround(d.value)},
+                                {"fragmentation_source", sourceJson(m.fragmentationSource)},
                                  {"median", std::llround(d.median)},
+                                {"non_releasable_peak_bytes", opt(m.nonReleasablePeakBytes)},
+                                {"cuda_malloc_retries", opt(m.allocRetries)},
                                  {"score", d.score},
                                  {"reason", d.reason}});
+            // What each kind of evidence said, best first: the peaks above are the first of them.
+            nlohmann::json readings = nlohmann::json::array();
+            for (const MemoryReading &mr : m.memoryReadings)
+                readings.push_back({{"source", sourceJson(mr.source)},
+                                    {"allocated_bytes", opt(mr.allocatedBytes)},
+                                    {"reserved_bytes", opt(mr.reservedBytes)},
+                                    {"time_ns", opt(mr.allocatedAtNs)},
+                                    {"idle_bytes", opt(mr.idleBytes)}});
+            j["memory_evidence"] = std::move(readings);
         nlohmann::json findings = nlohmann::json::array();
         for (const Finding &f : r.findings) {
             nlohmann::json ev = nlohmann::json::array();
@@ -561,9 +585,11 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                 if (a.rank == m.rank)
                     method = alignmentMethodName(a.method);
             text += "  rank " + std::to_string(m.rank) + ": offset " + formatDuration(off) + " (" + method + "), peak allocated "
-                + fmtBytes(m.peakAllocatedBytes) + ", reserved " + fmtBytes(m.peakReservedBytes) + ", steps "
+                + fmtBytes(m.peakAllocatedBytes) + ", reserved " + fmtBytes(m.peakReservedBytes)
+                + (from ? std::string(" (from ") + from + ")" : std::string()) + ", steps "
                 + (m.steps ? std::to_string(*m.steps) : std::string("-")) + ", micro-batches "
-                + (m.microBatches ? std::to_string(*m.microBatches) : std::string("-")) + (m.oom ? ", OOM" : "") + "\n";
+                + (m.microBatches ? std::to_string(*m.microBatches) : std::string("-"))
+                + (m.oomCount > 0 ? ", OOM ×" + std::to_string(m.oomCount) : std::string()) + "\n";
         }
         if (!r.spikes.empty()) {
             text += "Largest allocation spikes\n";
@@ -581,6 +607,7 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
         text += r.findings.empty() ? "No findings.\n" : "Findings\n";
         for (const Finding &f : r.findings) {
             text += "  [" + std::string(severityName(f.severity)) + "] " + f.id + ": " + f.title + "\n";
+            const char *from = memorySourceName(m.peakSource);
             for (const Evidence &e : f.evidence)
                 text += "      " + e.text + "\n";
             text += "      fix: " + f.fix + "\n";

@@ -1,5 +1,7 @@
 #include "rulecontext.h"
 
+#include "oomincidents.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -106,56 +108,48 @@ Evidence RuleContext::derived(RankId rank, std::string text, std::optional<TimeN
 std::vector<OomInfo> collectOoms(const RuleContext &ctx)
 {
     std::map<RankId, OomInfo> byRank;
-    auto note = [&](RankId rank, TimeNs rankTime) -> OomInfo & {
-        OomInfo &o = byRank[rank];
-        o.rank = rank;
-        if (rankTime != kNoTime && (o.rankTime == kNoTime || rankTime < o.rankTime)) {
-            o.rankTime = rankTime;
-            o.alignedTime = ctx.aligned(rank, rankTime);
+    const Session &session = ctx.session;
+    auto pathOf = [&](SourceId id) { return id < session.sources().size() ? session.sources()[id].path : std::string(); };
+    auto richness = [](const OomEvent *x) { return (x->requested >= 0) + (x->capacity >= 0) + (x->reserved >= 0); };
+    // One OomInfo per rank over its incidents (OomIncidents decides which pieces are one failure).
+    for (const RankOoms &ro : OomIncidents::find(session)) {
+        OomInfo &o = byRank[ro.rank];
+        o.rank = ro.rank;
+        o.count = ro.count;
+        for (const OomIncident &inc : ro.incidents) {
+            if (inc.time != kNoTime && (o.rankTime == kNoTime || inc.time < o.rankTime)) {
+                o.rankTime = inc.time;
+                o.alignedTime = ctx.aligned(ro.rank, inc.time);
+            }
+            for (std::size_t i : inc.messages) {
+                const OomEvent &e = session.ooms()[i];
+                if (!o.event || richness(&e) > richness(o.event))
+                    o.event = &e;
+                o.evidence.push_back(ctx.evidence(e));
+            }
+            for (const auto &[track, index] : inc.instants) {
+                const Track &t = session.tracks()[track];
+                const TimeNs at = t.instants[index].time;
+                o.evidence.push_back(ctx.derived(ro.rank, "[OutOfMemory] recorded by the profiler", ctx.aligned(ro.rank, at),
+                                                 pathOf(t.source)));
+            }
+            for (std::size_t i : inc.records) {
+                const LogRecord &r = session.logs().records[i];
+                o.evidence.push_back(ctx.evidence(r));
+                if (r.kind == LogKind::Nccl)
+                    o.ncclOom = true;
+            }
+            // A table that counts more OOMs than the messages kept, or that is the only word of
+            // one, is evidence; one printed after its message and counting just it adds nothing.
+            for (std::size_t i : inc.summaries) {
+                const MemorySummary &s = session.memorySummaries()[i];
+                if (s.oom >= 0 && s.ooms <= 1 && !inc.messages.empty())
+                    continue;
+                o.evidence.push_back(ctx.derived(ro.rank, pathOf(s.source) + ":" + std::to_string(s.line) + ": memory_summary counts "
+                                                              + std::to_string(s.ooms) + (s.ooms == 1 ? " CUDA OOM" : " CUDA OOMs"),
+                                                 s.time != kNoTime ? std::optional<TimeNs>(ctx.aligned(ro.rank, s.time)) : std::nullopt));
+            }
         }
-        return o;
-    };
-    std::set<std::pair<SourceId, std::int64_t>> lines;
-    for (const OomEvent &e : ctx.session.ooms()) {
-        if (e.rank < 0)
-            continue;
-        OomInfo &o = note(e.rank, e.time);
-        auto richness = [](const OomEvent *x) { return (x->requested >= 0) + (x->capacity >= 0) + (x->reserved >= 0); };
-        if (!o.event || richness(&e) > richness(o.event))
-            o.event = &e;
-        o.evidence.push_back(ctx.evidence(e));
-        if (e.line > 0)
-            lines.emplace(e.source, e.line);
-    }
-    for (const Track &t : ctx.session.tracks()) {
-        if (t.rank < 0)
-            continue;
-        for (const Instant &in : t.instants) {
-            if (!(in.flags & SpanFlagOutOfMemory))
-                continue;
-            OomInfo &o = note(t.rank, in.time);
-            o.evidence.push_back(ctx.derived(t.rank, "[OutOfMemory] recorded by the profiler", ctx.aligned(t.rank, in.time),
-                                             ctx.session.sources()[t.source].path));
-        }
-    }
-    // A memory_summary that counts OOMs ("CUDA OOMs: 58") is evidence even when the message itself
-    // was not kept (the job recovered and printed the table later).
-    for (const MemorySummary &s : ctx.session.memorySummaries()) {
-        if (s.ooms <= 0 || s.rank < 0 || s.oom >= 0) // a table printed after its message adds nothing
-            continue;
-        OomInfo &o = note(s.rank, s.time);
-        const std::string path = s.source < ctx.session.sources().size() ? ctx.session.sources()[s.source].path : std::string();
-        o.evidence.push_back(ctx.derived(s.rank, path + ":" + std::to_string(s.line) + ": memory_summary counts "
-                                                     + std::to_string(s.ooms) + " CUDA OOMs",
-                                         s.time != kNoTime ? std::optional<TimeNs>(ctx.aligned(s.rank, s.time)) : std::nullopt));
-    }
-    for (const LogRecord &r : ctx.session.logs().records) {
-        if (!(r.flags & LogFlagOom) || r.rank < 0 || lines.count({r.source, r.line}))
-            continue;
-        OomInfo &o = note(r.rank, r.time);
-        o.evidence.push_back(ctx.evidence(r));
-        if (r.kind == LogKind::Nccl)
-            o.ncclOom = true;
     }
     std::vector<OomInfo> out;
     for (auto &[rank, o] : byRank) {

@@ -10,7 +10,8 @@
 namespace rs {
 
 /// Everything that says one rank ran out of memory, merged: the allocator's message (with its
-/// numbers), the profiler's [OutOfMemory] instant, NCCL's "Cuda failure ... out of memory".
+/// numbers), the profiler's [OutOfMemory] instant, NCCL's "Cuda failure ... out of memory", the
+/// memory_summary's "CUDA OOMs" count. One per rank; `count` says how many failures it covers.
 struct OomInfo {
     RankId rank = kNoRank;
     TimeNs alignedTime = kNoTime;     ///< earliest timed evidence, on the aligned axis
@@ -19,6 +20,7 @@ struct OomInfo {
     std::vector<Evidence> evidence;   ///< every line that says so
     bool duringCollective = false;    ///< the OOM time falls inside a collective on that rank
     bool ncclOom = false;             ///< NCCL itself reported the CUDA OOM
+    int count = 0;                    ///< OOMs of the rank, each once (OomIncidents; equals RankMetrics::oomCount)
 };
 
 struct RuleContext;

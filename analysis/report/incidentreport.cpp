@@ -184,8 +184,13 @@ void metricsTable(std::string &md, const AnalysisResult &r)
         const RankAlignment *a = alignmentOf(r, m.rank);
         // Cells are computed one statement each: operands of + are unsequenced, and the footnote
         // numbers must follow the column order.
-        const std::string allocated = cell(m.rank, "peak_allocated_bytes", gib(m.peakAllocatedBytes));
-        const std::string reserved = cell(m.rank, "peak_reserved_bytes", gib(m.peakReservedBytes));
+        // A peak read from anything but a trace names its evidence (a memory_summary's peak spans the
+        // whole process, an OOM message's is the moment of the failure).
+        auto from = [](const std::optional<std::int64_t> &v, MemorySource src) {
+            return v && src != MemorySource::Trace && memorySourceName(src) ? gib(v) + " (" + memorySourceName(src) + ")" : gib(v);
+        };
+        const std::string allocated = cell(m.rank, "peak_allocated_bytes", from(m.peakAllocatedBytes, m.peakSource));
+        const std::string reserved = cell(m.rank, "peak_reserved_bytes", from(m.peakReservedBytes, m.peakReservedSource));
         const std::string used = cell(m.rank, "gpu_used_peak_bytes", gib(m.gpuUsedPeakBytes));
         const std::string steps = cell(m.rank, "steps", num(m.steps));
         const std::string median =
@@ -195,7 +200,7 @@ void metricsTable(std::string &md, const AnalysisResult &r)
         md += "| " + std::to_string(m.rank) + " | " + offset(a ? a->offsetNs : 0) + " ("
             + alignmentMethodName(a ? a->method : AlignmentMethod::None) + ") | " + allocated + " | " + reserved + " | "
             + used + " | " + steps + " | " + median + " | " + batches + " | " + collectives + " | "
-            + (m.oom ? "yes (" + std::to_string(m.oomCount) + ")" : std::string("no")) + " |\n";
+            + (m.oomCount > 0 ? "yes (" + std::to_string(m.oomCount) + ")" : std::string("no")) + " |\n";
     }
     md += "\n";
     for (std::size_t i = 0; i < noteText.size(); ++i)

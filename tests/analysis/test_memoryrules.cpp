@@ -125,6 +125,38 @@ SessionPtr tracebackOom(const char *frame, bool withSteps)
     return session(t, log);
 }
 
+// A memory_summary table with the Cur and Peak columns of the allocated, reserved and
+// non-releasable rows (bytes).
+MemorySummary summaryTable(RankId rank, std::int64_t allocCur, std::int64_t allocPeak, std::int64_t resCur, std::int64_t resPeak,
+                    std::int64_t nrCur, std::int64_t nrPeak, std::int64_t ooms, std::int64_t retries)
+{
+    MemorySummary m;
+    m.rank = rank;
+    m.device = 0;
+    m.ooms = ooms;
+    m.allocRetries = retries;
+    m.rows.push_back({"Allocated memory", "all", true, allocCur, allocPeak, -1, -1});
+    m.rows.push_back({"GPU reserved memory", "all", true, resCur, resPeak, -1, -1});
+    m.rows.push_back({"Non-releasable memory", "all", true, nrCur, nrPeak, -1, -1});
+    return m;
+}
+
+// A job that left only memory_summary tables, one file per rank; `odd` is rank 2's table, the
+// others peak at 60 GiB allocated, 62 GiB reserved.
+SessionPtr summariesOnly(const MemorySummary &odd, int ranks = 4)
+{
+    std::vector<SourceBuilder> src;
+    for (RankId rank = 0; rank < ranks; ++rank) {
+        JobLog log("rank" + std::to_string(rank) + "_memory_summary.txt");
+        log.builder().source().format = "memory-summary";
+        MemorySummary m = rank == 2 ? odd : summaryTable(rank, 20 * kGiB, 60 * kGiB, 62 * kGiB, 62 * kGiB, 300 * kMiB, 700 * kMiB, 0, 0);
+        m.rank = rank;
+        log.summary(m);
+        src.push_back(log.take());
+    }
+    return freeze(std::move(src));
+}
+
 const std::map<QString, Scenario> &scenarios()
 {
     static const std::map<QString, Scenario> table = {
@@ -188,6 +220,34 @@ const std::map<QString, Scenario> &scenarios()
              log.oom(oomEvent(0, kT0 + 1700 * kMs, 2 * kGiB, 80 * kGiB, 70 * kGiB, 71 * kGiB)); // 1 GiB idle < 2 GiB asked
              log.summary(summary(0, 1, 0, 900 * kMiB, 71 * kGiB));
              return session(t, log);
+         }},
+        {"summaries: rank 2 holds far more than its peers", [] {
+             return summariesOnly(summaryTable(2, 20 * kGiB, 50 * kGiB, 70 * kGiB, 70 * kGiB, 300 * kMiB, 700 * kMiB, 0, 0));
+         }},
+        {"summaries: one retry, gap under the peers'", [] {
+             return summariesOnly(summaryTable(2, 20 * kGiB, 61 * kGiB, 62 * kGiB, 62 * kGiB, 300 * kMiB, 700 * kMiB, 1, 1));
+         }},
+        {"summaries: large gap every rank shares", [] {
+             std::vector<SourceBuilder> src;
+             for (RankId rank = 0; rank < 4; ++rank) {
+                 JobLog log("rank" + std::to_string(rank) + ".txt");
+                 log.summary(summaryTable(rank, 20 * kGiB, 50 * kGiB, 70 * kGiB, 70 * kGiB, 300 * kMiB, 700 * kMiB, 0, rank == 2 ? 3 : 0));
+                 src.push_back(log.take());
+             }
+             return freeze(std::move(src));
+         }},
+        {"summary: non-releasable", [] {
+             return summariesOnly(summaryTable(2, 12 * kGiB, 16 * kGiB, 20 * kGiB, 20 * kGiB, 3 * kGiB, 3 * kGiB, 0, 0), 3);
+         }},
+        // The reading of the evofill sample: printed after an OOM, 65 GiB reserved while 0.65 GiB
+        // is allocated; but at the peaks only 1.5 GiB was never in use.
+        {"summary after oom: cached, not fragmented", [] {
+             JobLog log("model.py");
+             log.builder().source().format = "memory-summary";
+             log.summary(summaryTable(0, 682537 * 1024LL, 65430 * kMiB, 66984 * kMiB, 66984 * kMiB, 7639 * 1024LL, 2381 * kMiB, 1, 1));
+             std::vector<SourceBuilder> src;
+             src.push_back(log.take());
+             return freeze(std::move(src));
          }},
         {"oom in collective", [] { return oomInside("record_param_comms"); }},
         {"oom in matmul", [] { return oomInside("aten::mm"); }},
@@ -270,6 +330,18 @@ void TestMemoryRules::rules_data()
     expectFinding("fragmentation: gap at peak", "gap at peak", "allocator-fragmentation", M, {0}, kT0 + 1500 * kMs,
                   "expandable_segments:True");
     expectNothing("fragmentation: near miss", "fragmentation near miss", "allocator-fragmentation");
+    expectFinding("fragmentation: summaries, gap beyond the peers'", "summaries: rank 2 holds far more than its peers",
+                  "allocator-fragmentation", L, {2}, -1, "expandable_segments:True");
+    expectNothing("fragmentation: summaries, one retry and a gap under the peers'", "summaries: one retry, gap under the peers'",
+                  "allocator-fragmentation");
+    expectNothing("fragmentation: summaries, a gap every rank shares", "summaries: large gap every rank shares",
+                  "allocator-fragmentation");
+    expectFinding("fragmentation: summary, non-releasable", "summary: non-releasable", "allocator-fragmentation", L, {2}, -1,
+                  "max_split_size_mb");
+    expectNothing("fragmentation: summary printed after an oom", "summary after oom: cached, not fragmented",
+                  "allocator-fragmentation");
+    expectFinding("oom: summary printed after an oom", "summary after oom: cached, not fragmented", "oom", H, {0}, -1,
+                  "expandable_segments:True", "peak 63.90 GiB allocated, 65.41 GiB reserved");
 
     expectFinding("nccl buffer: oom in collective", "oom in collective", "nccl-buffer-memory", H, {3}, kT0 + 1502 * kMs,
                   "bucket_cap_mb", "inside a collective");

@@ -93,6 +93,8 @@ void TestRankMetrics::memoryPeaksAndFragmentation()
     QCOMPARE(*m[0].peakReservedBytes, 7 * kGiB);
     QCOMPARE(*m[0].peakTimeNs, kT0 + 10 * kMs + 250); // on the aligned axis
     QCOMPARE(*m[0].fragmentationBytes, 1 * kGiB);
+    QCOMPARE(m[0].peakSource, MemorySource::Trace);
+    QCOMPARE(m[0].fragmentationSource, MemorySource::Trace);
     QVERIFY(!m[0].gpuUsedPeakBytes);
     QVERIFY(!m[0].nonPytorchBytes);
     QVERIFY(!m[0].steps);
@@ -201,13 +203,18 @@ void TestRankMetrics::oomCapacityAndOutsideMemory()
     const auto m = RankMetricsBuilder::build(*freeze(std::move(src)), offsets({{0, 0}}));
     QCOMPARE(m.size(), std::size_t(1));
     QVERIFY(m[0].oom);
-    QCOMPARE(m[0].oomCount, 2); // the allocator message and the profiler's [OutOfMemory]
+    QCOMPARE(m[0].oomCount, 1); // the allocator message and the profiler's [OutOfMemory] at the same moment: one OOM
     QCOMPARE(*m[0].capacityBytes, 80 * kGiB); // deviceProperties beat the OOM's rounded figure
     QCOMPARE(*m[0].gpuUsedPeakBytes, 74 * kGiB);
     QCOMPARE(*m[0].nonPytorchBytes, 4 * kGiB);
     QCOMPARE(*m[0].nonReleasableBytes, 3 * kGiB);
-    QVERIFY(!m[0].peakAllocatedBytes);
-    QVERIFY(!m[0].fragmentationBytes);
+    // No allocated counter in the trace: the OOM message says what was allocated at the failure.
+    QCOMPARE(*m[0].peakAllocatedBytes, 68 * kGiB);
+    QCOMPARE(m[0].peakSource, MemorySource::OomMessage);
+    QCOMPARE(*m[0].peakReservedBytes, 70 * kGiB);
+    QCOMPARE(m[0].peakReservedSource, MemorySource::Trace);
+    QCOMPARE(*m[0].fragmentationBytes, 3 * kGiB); // 71 − 68 at the OOM
+    QCOMPARE(m[0].fragmentationSource, MemorySource::OomMessage);
 }
 
 QTEST_GUILESS_MAIN(TestRankMetrics)

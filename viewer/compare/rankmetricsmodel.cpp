@@ -86,7 +86,7 @@ std::optional<double> RankMetricsModel::value(const RankMetrics &m, int column)
     case CollectivesColumn: return d(m.collectives);
     case LatenessColumn: return d(m.collectiveLatenessNs);
     case FragmentationColumn: return d(m.fragmentationBytes);
-    case OomColumn: return double(m.oomCount > 0 ? m.oomCount : (m.oom ? 1 : 0));
+    case OomColumn: return double(m.oomCount);
     default: return std::nullopt;
     }
 }

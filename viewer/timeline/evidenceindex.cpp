@@ -1,5 +1,7 @@
 #include "evidenceindex.h"
 
+#include "oomincidents.h"
+
 #include "placements.h"
 
 #include <QJsonDocument>
@@ -61,7 +63,6 @@ void EvidenceIndex::build(const Session *session, const AnalysisResult *analysis
         if (o.rank < 0)
             continue;
         PerRank &pr = m_ranks[o.rank];
-        ++pr.oomCount;
         const Placement *placed = o.time == kNoTime ? findPlacement(analysis, Placement::Kind::Oom, i) : nullptr;
         if (o.time == kNoTime && !placed)
             continue;
@@ -78,9 +79,12 @@ void EvidenceIndex::build(const Session *session, const AnalysisResult *analysis
             if (t.instants[i].flags & SpanFlagOutOfMemory) {
                 PerRank &pr = m_ranks[t.rank];
                 pr.ooms.push_back({t.instants[i].time, EventRef::instant(id, i), requestedBytes(session->args(id, t.instants[i].args))});
-                ++pr.oomInstants;
             }
     }
+    // How many OOMs: the analysis' one count (a message, an instant and a memory_summary of the
+    // same failure are one), so the rank header says what the metrics say.
+    for (const RankOoms &ro : OomIncidents::find(*session))
+        m_ranks[ro.rank].oomCount = std::size_t(ro.count);
     auto byTime = [](const auto &a, const auto &b) { return a.time < b.time; };
     for (auto &[rank, pr] : m_ranks) {
         std::stable_sort(pr.logs.begin(), pr.logs.end(), byTime);
@@ -138,8 +142,7 @@ const std::vector<OomMarker> &EvidenceIndex::ooms(RankId rank) const
 std::size_t EvidenceIndex::oomCount(RankId rank) const
 {
     const PerRank *pr = find(rank);
-    // A trace's [OutOfMemory] instant and the log's OOM message usually describe the same failure.
-    return pr ? std::max(pr->oomCount, pr->oomInstants) : 0;
+    return pr ? pr->oomCount : 0;
 }
 
 std::size_t EvidenceIndex::errorCount(RankId rank) const

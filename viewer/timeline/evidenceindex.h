@@ -51,7 +51,7 @@ public:
     std::size_t untimedLogCount(RankId rank) const;
     /// OOM moments of `rank` with a time, by time.
     const std::vector<OomMarker> &ooms(RankId rank) const;
-    /// OOMs of `rank`, timed or not: its OOM messages or its [OutOfMemory] instants, whichever are more.
+    /// OOMs of `rank`, timed or not, each once whatever reported it (OomIncidents, = RankMetrics::oomCount).
     std::size_t oomCount(RankId rank) const;
     /// Error records of `rank`, timed or not.
     std::size_t errorCount(RankId rank) const;
@@ -66,7 +66,6 @@ private:
         std::vector<OomMarker> ooms;
         std::size_t untimed = 0;
         std::size_t oomCount = 0;
-        std::size_t oomInstants = 0;
         std::size_t errors = 0;
     };
     const PerRank *find(RankId rank) const;
