@@ -76,7 +76,8 @@ enum class LogLevel : std::uint8_t { Info, Warning, Error };
 enum class LogKind : std::uint8_t {
     Nccl,     ///< an NCCL debug line (host:pid:tid [dev] NCCL INFO|WARN ...)
     PyTorch,  ///< a c10 / ProcessGroupNCCL / DDP message
-    Torchrun, ///< the elastic agent's lines and the ChildFailedError summary
+    Torchrun, ///< a launcher's or scheduler's lines: torchrun's agent and ChildFailedError summary,
+              ///< torch.distributed.launch, mpiexec/PBS, srun/slurmstepd
     Python,   ///< a Python traceback's final exception line
     Other,    ///< any other line of a job log (kept so the log reads whole)
 };
@@ -93,6 +94,9 @@ enum LogFlag : std::uint16_t {
     LogFlagNcclCollective = 1 << 7,  ///< NCCL COLL subsystem call
     LogFlagInterleaved = 1 << 8,     ///< the physical line held pieces of several records
     LogFlagNcclAbort = 1 << 9,       ///< comm abort
+    LogFlagLauncher = 1 << 10,       ///< a launcher/scheduler line read into a ChildFailure or JobEvent
+    LogFlagWatchdogProgress = 1 << 11, ///< watchdog work/enqueued/completed report (WatchdogProgress)
+    LogFlagStepMemory = 1 << 12,     ///< a training log's per-step memory line (read into memory counters)
 };
 
 /// One record of a log: an NCCL line, a PyTorch message, a traceback's exception, or plain output.
@@ -104,6 +108,8 @@ struct LogRecord {
     LogLevel level = LogLevel::Info; ///< severity as the writer stated it
     LogKind kind = LogKind::Other;   ///< who wrote it
     std::uint16_t flags = 0;    ///< LogFlag bits
+    std::int32_t process = -1;  ///< index into LogEvidence::processes when the line's process had no
+                                ///< known rank in a log of several processes, else -1
     std::string text;           ///< the message without launcher/rank prefixes
 };
 
@@ -127,6 +133,7 @@ struct NcclSetting {
     std::string name;           ///< "NCCL_BUFFSIZE"
     std::string value;          ///< "4194304"
     std::int64_t line = 0;      ///< 1-based line in its source
+    std::int32_t process = -1;  ///< as LogRecord::process
 };
 
 /// An NCCL collective call from the COLL subsystem ("AllReduce: opCount 3 ... count 1024 datatype 7 op 0").
@@ -140,6 +147,7 @@ struct NcclCall {
     std::string comm;           ///< communicator pointer "0x..."
     TimeNs time = kNoTime;      ///< when the line had a time stamp
     std::int64_t line = 0;      ///< 1-based line in its source
+    std::int32_t process = -1;  ///< as LogRecord::process
 };
 
 /// A ProcessGroupNCCL watchdog timeout ("WorkNCCL(SeqNum=..., OpType=...) ran for N milliseconds").
@@ -152,12 +160,37 @@ struct WatchdogTimeout {
     std::int64_t timeoutMs = -1; ///< Timeout(ms)
     std::int64_t ranForMs = -1; ///< how long it ran
     TimeNs time = kNoTime;      ///< when the line had a time stamp
-    std::int64_t line = 0;      ///< 1-based line in its source
+    std::int64_t line = 0;      ///< 1-based line in its source (the first report; repeats of the same
+                                ///< rank, group and SeqNum in rethrown exceptions are not kept again)
+    std::int32_t pgId = -1;     ///< process group of the tag ("[PG 1 Rank 0]" → 1), -1 for "[Rank R]"
+    std::string pgDesc;         ///< group description ("default_pg"), "" when the tag names none
 };
 
-/// One failed child of torchrun's ChildFailedError summary.
+/// Where a rank's process group stood when its watchdog fired: "Timeout at NCCL work: W, last enqueued
+/// NCCL work: E, last completed NCCL work: C" or "Exception (either an error or timeout) detected by
+/// watchdog at work: W, last enqueued ...". Work numbers are the group's SeqNums; a rank whose last
+/// completed is below another rank's is the one that fell behind.
+struct WatchdogProgress {
+    RankId rank = kNoRank;          ///< rank of the tag or launcher prefix
+    std::int32_t pgId = -1;         ///< process group of the tag, -1 when "[Rank R]"
+    std::string pgDesc;             ///< group description, "" when none
+    std::int64_t work = -1;         ///< SeqNum of the work that timed out or failed
+    std::int64_t lastEnqueued = -1; ///< -1 when absent or unusable
+    std::int64_t lastCompleted = -1; ///< -1 when none completed, absent, or uninitialised garbage
+                                    ///< (values far above the work number; warned as watchdog-progress-garbage)
+    bool timeout = true;            ///< "Timeout at NCCL work" (true) or "Exception ... detected" (false)
+    TimeNs time = kNoTime;          ///< when the line had a time stamp
+    std::int64_t line = 0;          ///< 1-based line in its source
+};
+
+/// A worker process that ended badly, as its launcher reported it: an entry of torchrun's
+/// ChildFailedError summary or its agent's "failed (exitcode: N) local_rank: L (pid: P)" line,
+/// mpiexec/PBS "<host>: rank R died from signal S [and dumped core]" / "rank R exited with code N",
+/// srun "error: <host>: task T: Exited with exit code N" (or Killed, Segmentation fault ...),
+/// torch.distributed.launch's "subprocess.CalledProcessError: ... returned non-zero exit status N".
 struct ChildFailure {
-    RankId rank = kNoRank;      ///< global rank "[i]:"
+    RankId rank = kNoRank;      ///< global rank ("rank :" key, mpiexec's rank); kJobLevel when the
+                                ///< launcher named only a local rank or an srun task that is not a rank
     std::int32_t localRank = -1; ///< local_rank
     std::int32_t exitCode = 0;  ///< negative: killed by a signal
     std::int64_t pid = 0;       ///< child pid
@@ -165,7 +198,50 @@ struct ChildFailure {
     std::string when;           ///< the summary's own "time" text (local time)
     std::string signal;         ///< "SIGKILL" when the child died of a signal
     bool rootCause = false;     ///< listed under "Root Cause (first observed failure)"
-    std::int64_t line = 0;      ///< 1-based line of "[i]:" in its source
+    std::int64_t line = 0;      ///< 1-based line of "[i]:" (or of the launcher's line) in its source
+    std::string launcher;       ///< "torchrun", "mpiexec", "srun", "torch.distributed.launch"
+    std::int32_t task = -1;     ///< srun task id (SLURM_PROCID), -1 for other launchers
+    bool coreDumped = false;    ///< "and dumped core" / "(core dumped)"
+    TimeNs time = kNoTime;      ///< when the line had a usable stamp (the summary's `when` is text)
+};
+
+/// What a launcher or scheduler did to the job as a whole, in the order it was logged.
+enum class JobEventKind : std::uint8_t {
+    Cancelled,         ///< the scheduler ended the job or a step: slurmstepd "*** JOB 1999618 ON host
+                       ///< CANCELLED AT 2021-05-27T21:52:36 DUE TO TIME LIMIT ***", PBS "job killed: walltime"
+    StepAborted,       ///< srun "Job step aborted" (srun is tearing the step down)
+    NodeFailure,       ///< srun "error: Node failure on host"
+    OomKill,           ///< slurmstepd "Detected N oom-kill event(s)": the host's OOM killer, not CUDA
+    ProcessKilled,     ///< the launcher killed a worker: "Killing subprocess N", "Sending process N closing signal SIGTERM"
+    LauncherSignalled, ///< the launcher itself got a signal: "Main process received SIGTERM, exiting",
+                       ///< "Received Signals.SIGTERM death signal", "SignalException: Process N got signal: 15"
+};
+
+/// One JobEvent: a scheduler cancel, a step abort, a worker killed by its launcher.
+struct JobEvent {
+    JobEventKind kind = JobEventKind::Cancelled;
+    RankId rank = kJobLevel;    ///< kJobLevel unless a launcher prefix named a rank
+    std::string launcher;       ///< "slurm", "srun", "pbs", "torch.distributed.launch", "torchrun"
+    std::string jobId;          ///< "1999618", or the step "1999618.0"; "" when not stated
+    bool step = false;          ///< a job step ("*** STEP ...") rather than the whole job
+    std::string host;           ///< host it names, "" if none
+    std::string reason;         ///< "TIME LIMIT", "NODE FAILURE", "PREEMPTION", "walltime ... exceeded ...";
+                                ///< "" for a plain cancel (scancel)
+    std::string signal;         ///< "SIGTERM" for ProcessKilled / LauncherSignalled, "" if none
+    std::int64_t pid = 0;       ///< process it names (killed worker, signalled launcher), 0 if none
+    std::int32_t count = -1;    ///< OomKill: number of oom-kill events, -1 otherwise
+    TimeNs time = kNoTime;      ///< the stamp the scheduler wrote (SLURM's is a full date) or the line's
+    std::int64_t line = 0;      ///< 1-based line in its source
+};
+
+/// A process seen in a log of several processes whose rank the log never states (NCCL lines with
+/// no launcher prefix and no Init line of that host:pid). Records of it point here (LogRecord::
+/// process); SessionBuilder gives each one its own placeholder rank rather than merging them.
+struct LogProcess {
+    std::string host;           ///< host of its NCCL lines
+    std::int64_t pid = 0;       ///< pid of its NCCL lines
+    std::int64_t firstLine = 0; ///< 1-based line of its first record
+    RankId rank = kNoRank;      ///< the placeholder rank SessionBuilder gave it (RankOrigin::Assigned)
 };
 
 } // namespace rs
@@ -179,12 +255,15 @@ struct LogEvidence {
     std::vector<NcclSetting> settings;     ///< NCCL environment settings echoed
     std::vector<NcclCall> calls;           ///< COLL subsystem calls
     std::vector<WatchdogTimeout> timeouts; ///< ProcessGroupNCCL watchdog timeouts
-    std::vector<ChildFailure> failures;    ///< torchrun ChildFailedError entries
+    std::vector<ChildFailure> failures;    ///< failed workers (torchrun, mpiexec, srun, torch.distributed.launch)
+    std::vector<WatchdogProgress> progress; ///< watchdog work/enqueued/completed reports
+    std::vector<JobEvent> jobEvents;       ///< scheduler cancels, step aborts, launcher kills
+    std::vector<LogProcess> processes;     ///< processes of unknown rank (see LogProcess)
 
     bool empty() const
     {
         return records.empty() && comms.empty() && settings.empty() && calls.empty() && timeouts.empty()
-            && failures.empty();
+            && failures.empty() && progress.empty() && jobEvents.empty();
     }
 };
 

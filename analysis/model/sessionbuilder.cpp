@@ -70,6 +70,8 @@ void SessionBuilder::remapRanks(SourceBuilder &b, const std::map<RankId, RankId>
     each(b.m_logs.calls);
     each(b.m_logs.timeouts);
     each(b.m_logs.failures);
+    each(b.m_logs.progress);
+    each(b.m_logs.jobEvents);
     each(b.m_allocator.allocations);
     each(b.m_allocator.segments);
     each(b.m_gpus.gpus);
@@ -127,6 +129,41 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         used.insert(src.ranks.begin(), src.ranks.end());
     }
     RankId next = 0;
+    // Processes a log could not name (several host:pid, no rank stated) each get a placeholder
+    // rank of their own: distinct processes must never be merged into one lane.
+    std::map<RankId, std::string> placeholders;
+    for (std::size_t i = 0; i < m_pending.size(); ++i) {
+        SourceBuilder &b = m_pending[i];
+        if (b.m_logs.processes.empty() || m_overrides.count(b.m_source.path))
+            continue;
+        for (LogProcess &p : b.m_logs.processes) {
+            while (used.count(next))
+                ++next;
+            p.rank = next;
+            used.insert(next);
+            b.m_source.ranks.push_back(next);
+            const std::string who = p.host + ":" + std::to_string(p.pid);
+            placeholders[next] = who;
+            b.warning("rank-unknown-process",
+                      "process " + who + " names no rank (no launcher prefix, no NCCL Init line); it is shown apart as rank "
+                          + std::to_string(next) + ", rank unknown",
+                      p.firstLine);
+        }
+        auto place = [&b](auto &items) {
+            for (auto &x : items)
+                if (x.rank == kNoRank && x.process >= 0 && std::size_t(x.process) < b.m_logs.processes.size())
+                    x.rank = b.m_logs.processes[std::size_t(x.process)].rank;
+        };
+        place(b.m_logs.records);
+        place(b.m_logs.settings);
+        place(b.m_logs.calls);
+        std::sort(b.m_source.ranks.begin(), b.m_source.ranks.end());
+        if (needsRank[i]) {
+            needsRank[i] = false;
+            b.m_source.rankOrigin = RankOrigin::Assigned;
+        }
+    }
+    next = 0;
     for (std::size_t i = 0; i < m_pending.size(); ++i) {
         if (!needsRank[i])
             continue;
@@ -236,6 +273,10 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         appendLogs(b.m_logs.calls, s.m_logs.calls);
         appendLogs(b.m_logs.timeouts, s.m_logs.timeouts);
         appendLogs(b.m_logs.failures, s.m_logs.failures);
+        appendLogs(b.m_logs.progress, s.m_logs.progress);
+        appendLogs(b.m_logs.jobEvents, s.m_logs.jobEvents);
+        for (LogProcess &p : b.m_logs.processes)
+            s.m_logs.processes.push_back(std::move(p));
         const auto stackBase = static_cast<std::int32_t>(s.m_allocator.stacks.size());
         for (auto &stack : b.m_allocator.stacks)
             s.m_allocator.stacks.push_back(std::move(stack));
@@ -281,6 +322,8 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
     m_skipped.clear();
 
     for (auto &[id, r] : ranks) {
+        if (auto it = placeholders.find(id); it != placeholders.end())
+            r.unknownProcess = it->second;
         std::sort(r.steps.begin(), r.steps.end(), [](const Step &a, const Step &b) { return a.range.begin < b.range.begin; });
         std::stable_sort(r.tracks.begin(), r.tracks.end(), [&s](TrackId a, TrackId b) {
             const Track &x = s.m_tracks[a];

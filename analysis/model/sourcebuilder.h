@@ -50,6 +50,9 @@ public:
     void addMemorySummary(MemorySummary summary) { m_memorySummaries.push_back(std::move(summary)); }
     const std::vector<OomEvent> &ooms() const { return m_ooms; }
     const std::vector<MemorySummary> &memorySummaries() const { return m_memorySummaries; }
+    /// Mutable, for importers that decide an OOM's or table's rank only once the whole file is read.
+    std::vector<OomEvent> &ooms() { return m_ooms; }
+    std::vector<MemorySummary> &memorySummaries() { return m_memorySummaries; }
     /// Log records and structured log evidence of this source.
     LogEvidence &logs() { return m_logs; }
     const LogEvidence &logs() const { return m_logs; }
