@@ -1,5 +1,7 @@
 #include "logline.h"
 
+#include "text/linewrapper.h"
+
 #include <QDate>
 #include <QDateTime>
 #include <QTime>
@@ -73,35 +75,10 @@ std::optional<TimeNs> toEpoch(int y, int mo, int d, TimeNs tod, const std::strin
 
 std::optional<RankPrefix> rankPrefix(std::string_view line)
 {
-    std::size_t i = 0;
-    if (!line.empty() && line[0] == '[') {
-        i = 1;
-        for (std::string_view word : {std::string_view("rank"), std::string_view("default")}) {
-            if (line.substr(1, word.size()) == word) {
-                i = 1 + word.size();
-                break;
-            }
-        }
-        const bool named = i > 1;
-        const std::size_t b = i;
-        while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])))
-            ++i;
-        if (i == b || i - b > 6 || line.substr(i, 2) != "]:")
-            return std::nullopt;
-        // A bare "[1]:" line is torchrun's failure-summary entry, not a prefix.
-        if (!named && i + 2 >= line.size())
-            return std::nullopt;
-        RankPrefix p{num(line, b, i - b), i + 2};
-        if (p.length < line.size() && line[p.length] == ' ')
-            ++p.length;
-        return p;
-    }
-    // "3: ..." as written by `torchrun --tee` style launchers; require the space (or a '[').
-    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])))
-        ++i;
-    if (i == 0 || i > 5 || i + 1 >= line.size() || line[i] != ':' || (line[i + 1] != ' ' && line[i + 1] != '['))
-        return std::nullopt;
-    return RankPrefix{num(line, 0, i), i + 1 + (line[i + 1] == ' ' ? 1u : 0u)};
+    // The launcher tags are one of the wrapper shapes; LineWrapper owns their grammar.
+    if (auto t = LineWrapper::rankTag(line))
+        return RankPrefix{t->rank, t->length};
+    return std::nullopt;
 }
 
 std::optional<Stamp> leadingStamp(std::string_view line, const std::string &zone)

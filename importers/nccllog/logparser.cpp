@@ -1,5 +1,10 @@
 #include "logparser.h"
 
+#include "recordboundaries.h"
+
+#include <QDateTime>
+#include <QTimeZone>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -69,7 +74,7 @@ std::uint16_t contentFlags(std::string_view text)
 } // namespace
 
 LogParser::LogParser(SourceBuilder &out, const ImportContext &ctx)
-    : m_out(out), m_zone(ctx.timeZone), m_memory(out)
+    : m_out(out), m_zone(ctx.timeZone), m_wrapper(&RecordBoundaries::startsRecord, ctx.timeZone), m_memory(out)
 {
 }
 
@@ -96,33 +101,161 @@ std::size_t LogParser::addRecord(const Piece &p, std::string_view text, LogKind 
     return m_out.logs().records.size() - 1;
 }
 
+void LogParser::learnWrappers(std::string_view head)
+{
+    m_wrapper.learn(head);
+}
+
+bool LogParser::scrub(std::string_view &line, std::int64_t lineNo)
+{
+    // NUL runs are what a writer cut off mid-block, or a preallocated file, leaves behind.
+    const bool nul = line.find('\0') != std::string_view::npos;
+    if (nul) {
+        m_scrubbed.clear();
+        for (char c : line)
+            if (c != '\0')
+                m_scrubbed += c;
+        m_out.warning("nul-bytes", "NUL bytes in a text line were left out", lineNo);
+        line = m_scrubbed;
+        if (line.empty())
+            return false;
+    }
+    // Bytes no text writer produces: C0 controls other than tab and ESC, and broken UTF-8.
+    std::size_t junk = 0;
+    for (std::size_t i = 0; i < line.size();) {
+        const auto c = static_cast<unsigned char>(line[i]);
+        if (c < 0x80) {
+            junk += (c < 0x20 && c != '\t' && c != '\x1b' && c != '\r' && c != '\f') || c == 0x7f;
+            ++i;
+            continue;
+        }
+        const std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        bool ok = n > 0 && i + n <= line.size();
+        for (std::size_t k = 1; ok && k < n; ++k)
+            ok = (static_cast<unsigned char>(line[i + k]) & 0xc0) == 0x80;
+        if (!ok) {
+            ++junk;
+            ++i;
+        } else {
+            i += n;
+        }
+    }
+    if (line.size() >= 4 && junk * 4 > line.size()) {
+        m_out.warning("binary-line", "a line of binary bytes in a text log was skipped", lineNo);
+        return false;
+    }
+    return true;
+}
+
 void LogParser::feed(std::string_view line, std::int64_t lineNo)
 {
+    const PeeledLine w = m_wrapper.peel(line);
+    std::string_view text = w.text;
+    if (!scrub(text, lineNo)) {
+        flushWrapped();
+        return;
+    }
+    if (m_wrapped.active) {
+        // A hard wrap cuts inside a token; the rest comes on the next line, with the same wrapper
+        // if the collector (not the terminal) split it.
+        const bool sameRank = w.rank == kNoRank || w.rank == m_wrapped.rank;
+        if (sameRank && m_wrapped.text.size() < (1u << 16) && RecordBoundaries::completes(m_wrapped.text, text)) {
+            m_out.warning("wrapped-line-joined", "a record cut by a line wrap was joined with the next line", m_wrapped.lineNo);
+            m_wrapped.text.append(text);
+            if (m_wrapped.time == kNoTime)
+                m_wrapped.time = w.time;
+            if (!RecordBoundaries::looksCut(m_wrapped.text))
+                flushWrapped();
+            return;
+        }
+        flushWrapped();
+    }
+    if (RecordBoundaries::looksCut(text)) {
+        m_wrapped.active = true;
+        m_wrapped.text.assign(text);
+        m_wrapped.lineNo = lineNo;
+        m_wrapped.rank = w.rank;
+        m_wrapped.time = w.time;
+        return;
+    }
+    logicalLine(text, lineNo, w.rank, w.time);
+}
+
+void LogParser::flushWrapped()
+{
+    if (!m_wrapped.active)
+        return;
+    m_wrapped.active = false;
+    logicalLine(m_wrapped.text, m_wrapped.lineNo, m_wrapped.rank, m_wrapped.time);
+}
+
+void LogParser::logicalLine(std::string_view line, std::int64_t lineNo, RankId rank, TimeNs time)
+{
+    auto &logs = m_out.logs();
+    const std::size_t records = logs.records.size(), timeouts = logs.timeouts.size(), comms = logs.comms.size(),
+                      calls = logs.calls.size();
     Piece p;
     p.lineNo = lineNo;
-    if (auto prefix = logline::rankPrefix(line)) {
-        p.rank = prefix->rank;
-        remember(p.rank);
-        line.remove_prefix(prefix->length);
+    p.rank = rank;
+    remember(rank);
+    // A progress bar redraws itself after '\r'; a terminal shows only what came last, but a
+    // record written between two redraws is still a record.
+    if (line.find('\r') != std::string_view::npos) {
+        std::vector<std::string_view> kept;
+        for (std::size_t from = 0; from <= line.size();) {
+            const auto cr = std::min(line.find('\r', from), line.size());
+            const std::string_view seg = line.substr(from, cr - from);
+            from = cr + 1;
+            const bool last = cr >= line.size();
+            if (seg.find_first_not_of(' ') != std::string_view::npos && (last || RecordBoundaries::startsRecord(seg)))
+                kept.push_back(seg);
+        }
+        line = kept.empty() ? std::string_view() : kept.back();
+        for (std::size_t i = 0; i + 1 < kept.size(); ++i)
+            logicalLine(kept[i], lineNo, rank, time);
     }
-    auto cuts = logline::splicePoints(line);
+    auto cuts = RecordBoundaries::splicePoints(line);
     // A header right after NCCL's own time stamp is the line's start, not a splice.
     if (auto stamp = logline::leadingStamp(line, m_zone))
         cuts.erase(std::remove_if(cuts.begin(), cuts.end(), [&](std::size_t c) { return c <= stamp->length; }), cuts.end());
     if (cuts.empty()) {
         p.text = line;
         piece(p);
+    } else {
+        std::size_t from = 0;
+        for (std::size_t i = 0; i <= cuts.size(); ++i) {
+            const std::size_t to = i < cuts.size() ? cuts[i] : line.size();
+            Piece q = p;
+            q.text = line.substr(from, to - from);
+            q.interleaved = true;
+            // A record glued on mid-line brings its own launcher tag.
+            if (auto tag = LineWrapper::rankTag(q.text); tag && !tag->weak && from > 0) {
+                q.rank = tag->rank;
+                remember(q.rank);
+                q.text.remove_prefix(tag->length);
+            }
+            piece(q);
+            from = to;
+        }
+    }
+    if (time == kNoTime)
         return;
-    }
-    std::size_t from = 0;
-    for (std::size_t i = 0; i <= cuts.size(); ++i) {
-        const std::size_t to = i < cuts.size() ? cuts[i] : line.size();
-        Piece q = p;
-        q.text = line.substr(from, to - from);
-        q.interleaved = true;
-        piece(q);
-        from = to;
-    }
+    // A collector's stamp times whatever the record itself leaves untimed; the record's own
+    // stamp, when it has one, was already read (or is resolved in finish()).
+    for (std::size_t i = records; i < logs.records.size(); ++i)
+        if (logs.records[i].time == kNoTime)
+            logs.records[i].time = time;
+    for (std::size_t i = timeouts; i < logs.timeouts.size(); ++i)
+        if (logs.timeouts[i].time == kNoTime)
+            logs.timeouts[i].time = time;
+    for (std::size_t i = comms; i < logs.comms.size(); ++i)
+        if (logs.comms[i].time == kNoTime)
+            logs.comms[i].time = time;
+    for (std::size_t i = calls; i < logs.calls.size(); ++i)
+        if (logs.calls[i].time == kNoTime)
+            logs.calls[i].time = time;
+    if (m_refYear == 0)
+        m_refYear = QDateTime::fromMSecsSinceEpoch(time / 1000000, QTimeZone::utc()).date().year();
 }
 
 void LogParser::piece(const Piece &p)
@@ -417,6 +550,7 @@ void LogParser::summaryLine(std::string_view text, std::int64_t lineNo)
 
 void LogParser::finish()
 {
+    flushWrapped(); // the last line may have been held back as the first half of a wrap
     m_memory.finish();
     auto &logs = m_out.logs();
     for (const Pending &p : m_pending) {
@@ -440,7 +574,7 @@ void LogParser::finish()
             if (auto t = logline::resolve(stamp, m_refYear, m_zone))
                 logs.records[index].time = *t;
     } else if (!m_partial.empty()) {
-        m_out.warning("c10/glog time stamps carry no year and the log has no full date to take it from; "
+        m_out.warning("stamp-no-year", "c10/glog time stamps carry no year and the log has no full date to take it from; "
                       "those records stay untimed");
     }
     // In a log of several ranks, a line no rank claimed (the launcher's own output) is the job's.
@@ -457,7 +591,7 @@ void LogParser::finish()
     m_out.source().hasClock = std::any_of(logs.records.begin(), logs.records.end(),
                                           [](const LogRecord &r) { return r.time != kNoTime; });
     if (m_summary == Summary::Open)
-        m_out.warning("torchrun failure summary is cut off by the end of the input");
+        m_out.warning("failure-summary-cut", "torchrun failure summary is cut off by the end of the input");
 }
 
 } // namespace rs

@@ -27,6 +27,7 @@
 #include "logline.h"
 #include "memorysummary/memorysummaryparser.h"
 #include "sourcebuilder.h"
+#include "text/linewrapper.h"
 
 #include <map>
 #include <set>
@@ -40,7 +41,11 @@ class LogParser
 public:
     LogParser(SourceBuilder &out, const ImportContext &ctx);
 
-    /// Feeds one physical line (without its newline).
+    /// Learns the input's recurring line wrappers (LineWrapper::learn) from its head; call before
+    /// the first feed() with the start of the same input.
+    void learnWrappers(std::string_view head);
+    /// Feeds one physical line (without its newline): peels its wrappers, rejoins a line that a
+    /// terminal hard-wrapped (one line of lookahead), splits records glued onto each other.
     void feed(std::string_view line, std::int64_t lineNo);
     /// Resolves ranks and year-less stamps, sets the source's ranks and clock.
     void finish();
@@ -53,6 +58,10 @@ private:
         bool interleaved = false;
     };
     void piece(const Piece &p);
+    // The line layer (feed): a logical line is one or more physical lines joined, wrappers peeled.
+    void logicalLine(std::string_view text, std::int64_t lineNo, RankId rank, TimeNs time);
+    void flushWrapped();
+    bool scrub(std::string_view &line, std::int64_t lineNo);
     bool nccl(const Piece &p, TimeNs time, std::size_t recordIndex);
     void summaryLine(std::string_view text, std::int64_t lineNo);
     std::size_t addRecord(const Piece &p, std::string_view text, LogKind kind, LogLevel level, TimeNs time,
@@ -61,6 +70,18 @@ private:
 
     SourceBuilder &m_out;
     std::string m_zone;
+
+    // Line layer state: wrappers of this input, a line that may continue on the next one, and
+    // a copy of the current line when NUL bytes had to be taken out of it.
+    LineWrapper m_wrapper;
+    struct Wrapped {
+        bool active = false;
+        std::string text;        // the cut line, wrappers peeled
+        std::int64_t lineNo = 0; // its physical line
+        RankId rank = kNoRank;
+        TimeNs time = kNoTime;
+    } m_wrapped;
+    std::string m_scrubbed;
     MemorySummaryParser m_memory;
 
     // Year-less stamps, resolved in finish() with the year of a full date seen in the log.
