@@ -1,10 +1,15 @@
 #include "memorysummaryimporter.h"
 
-#include "memorysummaryparser.h"
+#include "nccllog/logparser.h"
 #include "text/linereader.h"
 #include "text/textsniff.h"
 
 namespace rs {
+
+namespace {
+// How much of the head LogParser learns line wrappers from (as the log importer does).
+constexpr std::size_t kWrapperHead = 4 * 1024 * 1024;
+} // namespace
 
 int MemorySummaryImporter::sniff(std::string_view head, std::string_view) const
 {
@@ -21,8 +26,10 @@ int MemorySummaryImporter::sniff(std::string_view head, std::string_view) const
 
 void MemorySummaryImporter::import(InputStream &in, SourceBuilder &out, ImportContext &ctx) const
 {
-    out.source().hasClock = false;
-    MemorySummaryParser parser(out);
+    // Tables are usually pasted inside a training log: read as one (LogParser feeds the table
+    // parser), its stamps time the file and its per-step memory lines become counters.
+    LogParser parser(out, ctx);
+    parser.learnWrappers(in.peek(kWrapperHead));
     LineReader::feedAll(in, ctx, out, parser);
 }
 

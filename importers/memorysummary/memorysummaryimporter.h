@@ -1,7 +1,9 @@
 #pragma once
 // Importer for text files holding torch.cuda.memory_summary() tables and CUDA OOM messages
-// (a saved log excerpt, a notebook dump). Format id "memory-summary". The records carry no clock:
-// the source has no time range and analysis places them by anchors (the OOM).
+// (a saved log excerpt, a notebook dump). Format id "memory-summary". The lines are read by
+// LogParser, so a training log around the tables keeps its records, and its time stamps (Python
+// logging, glog, ISO) give the source a clock; without any, the tables stay untimed and analysis
+// places them by anchors (the OOM).
 //
 // Sniffing: the 77-character `|===|` frame followed by "PyTorch CUDA memory summary, device ID",
 // or an allocator OOM sentence. Parsing rules and caveats: see MemorySummaryParser.

@@ -271,6 +271,7 @@ void LogParser::piece(const Piece &p)
 
     // torchrun's summary block is line-oriented and comes from the agent, not a rank.
     if (m_summary == Summary::Open || contains(text, "ChildFailedError:")) {
+        m_perNodeLauncher = true;
         if (m_summary == Summary::None) {
             m_summary = Summary::Open;
             m_rootCause = false;
@@ -292,7 +293,18 @@ void LogParser::piece(const Piece &p)
     if (nccl(p, time, before))
         return;
 
-    m_memory.feed(text, p.lineNo, p.rank, time);
+    // A bare quote or comment marker is an empty line of a pasted block: its wrapper had no text
+    // after it to peel, so it arrives whole; for a table it is a blank line, not the table's end.
+    const std::string_view bare = trim(text);
+    m_memory.feed(bare == ">" || bare == "#" ? std::string_view() : text, p.lineNo, p.rank, time);
+
+    const Classified c = classify(text);
+    // Launchers and schedulers speak for the job; their lines are never part of a traceback.
+    if (auto l = jobline::launcher(c.body, m_zone)) {
+        m_inTraceback[p.rank] = false;
+        launcherLine(p, *l, c, time);
+        return;
+    }
 
     bool &inTb = m_inTraceback[p.rank];
     if (contains(text, "Traceback (most recent call last):")) {
@@ -314,77 +326,74 @@ void LogParser::piece(const Piece &p)
         }
     }
 
-    LogLevel level = LogLevel::Info;
-    LogKind kind = LogKind::Other;
-    std::string_view body = text;
+    Piece owner = p;
+    if (c.kind == LogKind::Torchrun && p.rank == kNoRank)
+        owner.rank = kJobLevel;
+    // ProcessGroupNCCL messages name their rank in a tag; it decides when no prefix did.
+    if (c.kind == LogKind::PyTorch && p.rank == kNoRank)
+        if (auto tag = jobline::pgTag(c.body)) {
+            owner.rank = tag->rank;
+            remember(owner.rank);
+        }
+    const std::size_t index = addClassified(owner, c, c.kind, c.level, time, 0);
+    rankStatements(owner, c.body, index);
+    if (auto r = StepMemory::parse(c.body)) {
+        m_out.logs().records[index].flags |= LogFlagStepMemory;
+        m_stepMemory.add(index, owner.rank, *r);
+    }
+    watchdog(owner, c.body, index);
+}
+
+LogParser::Classified LogParser::classify(std::string_view text)
+{
+    Classified c;
+    c.body = text;
     if (auto c10 = logline::c10Prefix(text)) {
-        kind = LogKind::PyTorch;
-        level = c10->level == 'E' ? LogLevel::Error : c10->level == 'W' ? LogLevel::Warning : LogLevel::Info;
-        body = text.substr(c10->length);
-        m_partial.emplace_back(m_out.logs().records.size(), *c10);
+        c.kind = LogKind::PyTorch;
+        c.level = c10->level == 'E' ? LogLevel::Error : c10->level == 'W' ? LogLevel::Warning : LogLevel::Info;
+        c.body = text.substr(c10->length);
+        c.partial = *c10;
     } else if (auto old = logline::oldC10Prefix(text)) {
-        kind = LogKind::PyTorch;
-        level = old->first == 'E' ? LogLevel::Error : old->first == 'W' ? LogLevel::Warning : LogLevel::Info;
-        body = text.substr(old->second);
+        c.kind = LogKind::PyTorch;
+        c.level = old->first == 'E' ? LogLevel::Error : old->first == 'W' ? LogLevel::Warning : LogLevel::Info;
+        c.body = text.substr(old->second);
     } else if (auto glog = logline::glogPrefix(text)) {
-        kind = contains(text.substr(0, glog->length), "elastic") ? LogKind::Torchrun : LogKind::PyTorch;
-        level = glog->level == 'E' ? LogLevel::Error : glog->level == 'W' ? LogLevel::Warning : LogLevel::Info;
-        body = text.substr(glog->length);
-        m_partial.emplace_back(m_out.logs().records.size(), *glog);
+        c.kind = contains(text.substr(0, glog->length), "elastic") ? LogKind::Torchrun : LogKind::PyTorch;
+        c.level = glog->level == 'E' ? LogLevel::Error : glog->level == 'W' ? LogLevel::Warning : LogLevel::Info;
+        c.body = text.substr(glog->length);
+        c.partial = *glog;
     } else {
         static const std::regex kPyLog(R"(^(CRITICAL|ERROR|WARNING|INFO|DEBUG):(torch[\w.]*):)");
         std::smatch m;
-        const std::string s(text);
+        const std::string s(text.substr(0, std::min<std::size_t>(text.size(), 200)));
         if (std::regex_search(s, m, kPyLog)) {
-            kind = contains(m[2].str(), "elastic") ? LogKind::Torchrun : LogKind::PyTorch;
+            c.kind = contains(m[2].str(), "elastic") ? LogKind::Torchrun : LogKind::PyTorch;
             const std::string lv = m[1].str();
-            level = lv == "ERROR" || lv == "CRITICAL" ? LogLevel::Error : lv == "WARNING" ? LogLevel::Warning : LogLevel::Info;
+            c.level = lv == "ERROR" || lv == "CRITICAL" ? LogLevel::Error : lv == "WARNING" ? LogLevel::Warning : LogLevel::Info;
         } else if (contentFlags(text) & (LogFlagUnusedParameters | LogFlagDesync | LogFlagWatchdogTimeout)) {
-            kind = LogKind::PyTorch;
-            level = contains(text, "Error") ? LogLevel::Error : LogLevel::Warning;
+            c.kind = LogKind::PyTorch;
+            c.level = contains(text, "Error") ? LogLevel::Error : LogLevel::Warning;
         } else {
             // Logging modules state their level near the start: "[WARNING] ...", "... - ERROR - ...".
             const std::string_view head = text.substr(0, 80);
             for (std::string_view w : {"[ERROR]", " ERROR ", "ERROR:", "- ERROR -", "[CRITICAL]", "CRITICAL:"})
                 if (contains(head, w))
-                    level = LogLevel::Error;
-            if (level == LogLevel::Info)
+                    c.level = LogLevel::Error;
+            if (c.level == LogLevel::Info)
                 for (std::string_view w : {"[WARNING]", " WARNING ", "WARNING:", "- WARNING -", "[WARN]", " WARN "})
                     if (contains(head, w))
-                        level = LogLevel::Warning;
+                        c.level = LogLevel::Warning;
         }
     }
-    Piece owner = p;
-    if (kind == LogKind::Torchrun && p.rank == kNoRank)
-        owner.rank = kJobLevel;
-    addRecord(owner, body, kind, level, time, 0);
+    return c;
+}
 
-    if (kind == LogKind::PyTorch && contains(body, "Watchdog caught collective operation timeout")) {
-        static const std::regex kTimeout(
-            R"(WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(-?\d+), NumelOut=(-?\d+))?, Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds)");
-        static const std::regex kRank(R"(Rank (\d+)\])");
-        std::smatch m;
-        const std::string s(body);
-        if (std::regex_search(s, m, kTimeout)) {
-            WatchdogTimeout w;
-            w.seq = toInt(m[1].str());
-            w.opType = m[2].str();
-            if (m[3].matched) {
-                w.numelIn = toInt(m[3].str());
-                w.numelOut = toInt(m[4].str());
-            }
-            w.timeoutMs = toInt(m[5].str());
-            w.ranForMs = toInt(m[6].str());
-            w.line = p.lineNo;
-            w.time = time;
-            w.rank = p.rank;
-            std::smatch r;
-            if (w.rank == kNoRank && std::regex_search(s, r, kRank))
-                w.rank = static_cast<RankId>(toInt(r[1].str()));
-            remember(w.rank);
-            m_out.logs().timeouts.push_back(std::move(w));
-        }
-    }
+std::size_t LogParser::addClassified(const Piece &owner, const Classified &c, LogKind kind, LogLevel level, TimeNs time,
+                                     std::uint16_t flags)
+{
+    if (c.partial)
+        m_partial.emplace_back(m_out.logs().records.size(), *c.partial);
+    return addRecord(owner, c.body, kind, level, time, flags);
 }
 
 bool LogParser::nccl(const Piece &p, TimeNs time, std::size_t recordIndex)
@@ -404,9 +413,11 @@ bool LogParser::nccl(const Piece &p, TimeNs time, std::size_t recordIndex)
         ++m_out.source().counts.warnings;
     const std::string_view msg = h->level == 'V' ? text : h->message;
     addRecord(p, text, LogKind::Nccl, level, time, 0);
+    // host:pid tells processes apart even where nothing names their rank.
+    const std::int32_t proc = h->level == 'V' ? -1 : m_rankFacts.process(h->host, h->pid, p.lineNo);
     auto pending = [&](char what, std::size_t index) {
-        if (p.rank == kNoRank && h->level != 'V')
-            m_pending.push_back({what, index, h->pid, h->dev});
+        if (p.rank == kNoRank && proc >= 0)
+            m_pending.push_back({what, index, proc, h->dev});
     };
     pending('r', recordIndex);
     auto &logs = m_out.logs();
@@ -440,17 +451,14 @@ bool LogParser::nccl(const Piece &p, TimeNs time, std::size_t recordIndex)
                 c.line = p.lineNo;
                 c.complete = m[8].str() == "COMPLETE";
                 logs.records[recordIndex].flags |= LogFlagNcclInit;
-                // The first communicator of a process is its default group: its rank is the global one.
-                m_pidDevRank.emplace(std::make_pair(h->pid, c.cudaDev), c.rank);
-                m_pidRank.emplace(h->pid, c.rank);
+                // The process's largest communicator is its default group: its rank is the global one.
+                m_rankFacts.comm(proc, c.cudaDev, c.rank, c.nranks);
                 m_worldSize = std::max(m_worldSize, c.nranks);
-                if (p.rank == kNoRank)
-                    remember(c.rank);
                 logs.comms.push_back(std::move(c));
                 if (p.rank != kNoRank)
                     logs.comms.back().rank = p.rank;
                 else
-                    m_pending.push_back({'c', logs.comms.size() - 1, h->pid, logs.comms.back().cudaDev});
+                    m_pending.push_back({'c', logs.comms.size() - 1, proc, logs.comms.back().cudaDev});
             }
         }
     }
@@ -511,6 +519,7 @@ void LogParser::summaryLine(std::string_view text, std::int64_t lineNo)
     if (t.size() >= 4 && t.front() == '[' && t.substr(t.size() - 2) == "]:") {
         // "[i]:" numbers the entry; the "rank" key below names the rank.
         ChildFailure f;
+        f.launcher = "torchrun";
         f.rootCause = m_rootCause;
         f.line = lineNo;
         failures.push_back(std::move(f));
@@ -553,22 +562,7 @@ void LogParser::finish()
     flushWrapped(); // the last line may have been held back as the first half of a wrap
     m_memory.finish();
     auto &logs = m_out.logs();
-    for (const Pending &p : m_pending) {
-        RankId rank = kNoRank;
-        if (auto it = m_pidDevRank.find({p.pid, p.dev}); it != m_pidDevRank.end())
-            rank = it->second;
-        else if (auto jt = m_pidRank.find(p.pid); jt != m_pidRank.end())
-            rank = jt->second;
-        if (rank == kNoRank)
-            continue;
-        switch (p.what) {
-        case 'r': logs.records[p.index].rank = rank; break;
-        case 'c': logs.comms[p.index].rank = rank; break;
-        case 's': logs.settings[p.index].rank = rank; break;
-        case 'n': logs.calls[p.index].rank = rank; break;
-        default: break;
-        }
-    }
+    resolveProcesses();
     if (m_refYear > 0) {
         for (const auto &[index, stamp] : m_partial)
             if (auto t = logline::resolve(stamp, m_refYear, m_zone))
@@ -577,10 +571,23 @@ void LogParser::finish()
         m_out.warning("stamp-no-year", "c10/glog time stamps carry no year and the log has no full date to take it from; "
                       "those records stay untimed");
     }
+    // Evidence read from a record is timed like it (c10/glog stamps resolve only now).
+    for (const auto &[what, item, record] : m_evidenceTime) {
+        const TimeNs t = logs.records[record].time;
+        TimeNs *to = what == 't' ? &logs.timeouts[item].time
+            : what == 'p'        ? &logs.progress[item].time
+            : what == 'f'        ? &logs.failures[item].time
+                                 : &logs.jobEvents[item].time;
+        if (*to == kNoTime)
+            *to = t;
+    }
+    resolveFailures();
+    resolveMemoryOwners();
+    m_stepMemory.finish(m_out, [this](RankId r) { return r >= 0 ? m_rankFacts.deviceOf(r) : -1; });
     // In a log of several ranks, a line no rank claimed (the launcher's own output) is the job's.
-    if (m_ranks.size() > 1)
+    if (m_ranks.size() + logs.processes.size() > 1)
         for (LogRecord &r : logs.records)
-            if (r.rank == kNoRank)
+            if (r.rank == kNoRank && r.process < 0)
                 r.rank = kJobLevel;
     if (!m_ranks.empty()) {
         m_out.source().ranks.assign(m_ranks.begin(), m_ranks.end());
