@@ -52,7 +52,31 @@ std::string diagnosticLine(const Source &s, const Diagnostic &d)
     out += d.message;
     if (d.line < 0 && d.offset >= 0)
         out += " (at byte " + std::to_string(d.offset) + ")";
+    out += " [" + d.code;
+    if (d.count > 1) {
+        out += " ×" + std::to_string(d.count) + "; also at";
+        for (const Diagnostic::Example &e : d.examples)
+            out += e.line >= 0 ? " line " + std::to_string(e.line) : " byte " + std::to_string(e.offset);
+        if (d.count > std::int64_t(d.examples.size()) + 1)
+            out += " …";
+    }
+    out += "]";
     return out;
+}
+
+nlohmann::json diagnosticJson(const Diagnostic &d)
+{
+    auto loc = [](std::int64_t v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    nlohmann::json examples = nlohmann::json::array();
+    for (const Diagnostic::Example &e : d.examples)
+        examples.push_back({{"line", loc(e.line)}, {"offset", loc(e.offset)}, {"message", e.message}});
+    return {{"severity", d.isError() ? "error" : "warning"},
+            {"code", d.code},
+            {"count", d.count},
+            {"message", d.message},
+            {"line", loc(d.line)},
+            {"offset", loc(d.offset)},
+            {"examples", examples}};
 }
 
 std::string formatWallClock(TimeNs t)
@@ -364,10 +388,7 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
         if (p.json) {
             nlohmann::json diags = nlohmann::json::array();
             for (const Diagnostic &d : s.diagnostics)
-                diags.push_back({{"severity", d.isError() ? "error" : "warning"},
-                                 {"message", d.message},
-                                 {"line", d.line >= 0 ? nlohmann::json(d.line) : nlohmann::json(nullptr)},
-                                 {"offset", d.offset >= 0 ? nlohmann::json(d.offset) : nlohmann::json(nullptr)}});
+                diags.push_back(diagnosticJson(d));
             nlohmann::json range = nullptr;
             if (s.hasClock && !s.timeRange.isEmpty())
                 range = nlohmann::json::array({s.timeRange.begin, s.timeRange.end});
@@ -418,7 +439,7 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
             if (!any)
                 line += " nothing read";
             line += "\n  diagnostics: " + std::to_string(s.errorCount()) + " errors, "
-                + std::to_string(s.diagnostics.size() - s.errorCount()) + " warnings\n";
+                + std::to_string(s.warningCount()) + " warnings\n";
             std::fputs(line.c_str(), out);
         }
     }
@@ -432,6 +453,12 @@ namespace {
 nlohmann::json opt(const std::optional<std::int64_t> &v)
 {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json sourceJson(MemorySource s)
+{
+    const char *name = memorySourceName(s);
+    return name ? nlohmann::json(name) : nlohmann::json(nullptr);
 }
 
 std::string fmtBytes(std::optional<std::int64_t> v)
@@ -455,12 +482,6 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
     for (const Source &s : session->sources()) {
         anyUsable = anyUsable || (!s.format.empty() && !(s.hasErrors() && nothingRead(s)));
         anyErrors = anyErrors || s.hasErrors();
-nlohmann::json sourceJson(MemorySource s)
-{
-    const char *name = memorySourceName(s);
-    return name ? nlohmann::json(name) : nlohmann::json(nullptr);
-}
-
         for (const Diagnostic &d : s.diagnostics)
             if (d.isError())
                 printErr(err, diagnosticLine(s, d));
@@ -488,6 +509,10 @@ nlohmann::json sourceJson(MemorySource s)
                                 {"peak_allocated_bytes", opt(m.peakAllocatedBytes)},
                                 {"peak_reserved_bytes", opt(m.peakReservedBytes)},
                                 {"peak_time_ns", opt(m.peakTimeNs)},
+                                {"peak_source", sourceJson(m.peakSource)},
+                                {"peak_reserved_source", sourceJson(m.peakReservedSource)},
+                                {"current_allocated_bytes", opt(m.currentAllocatedBytes)},
+                                {"current_reserved_bytes", opt(m.currentReservedBytes)},
                                 {"gpu_used_peak_bytes", opt(m.gpuUsedPeakBytes)},
                                 {"steps", opt(m.steps)},
                                 {"step_time_median_ns", opt(m.stepTimeMedianNs)},
@@ -499,20 +524,30 @@ nlohmann::json sourceJson(MemorySource s)
                                 {"collective_lateness_ns", opt(m.collectiveLatenessNs)},
                                 {"oom", m.oom},
                                 {"oom_count", m.oomCount},
+                                {"oom_requested_bytes", opt(m.oomRequestedBytes)},
+                                {"oom_free_bytes", opt(m.oomFreeBytes)},
                                 {"fragmentation_bytes", opt(m.fragmentationBytes)},
+                                {"fragmentation_source", sourceJson(m.fragmentationSource)},
                                 {"non_releasable_bytes", opt(m.nonReleasableBytes)},
+                                {"non_releasable_peak_bytes", opt(m.nonReleasablePeakBytes)},
+                                {"cuda_malloc_retries", opt(m.allocRetries)},
                                 {"non_pytorch_bytes", opt(m.nonPytorchBytes)},
                                 {"capacity_bytes", opt(m.capacityBytes)}};
+            // What each kind of evidence said, best first: the peaks above are the first of them.
+            nlohmann::json readings = nlohmann::json::array();
+            for (const MemoryReading &mr : m.memoryReadings)
+                readings.push_back({{"source", sourceJson(mr.source)},
+                                    {"allocated_bytes", opt(mr.allocatedBytes)},
+                                    {"reserved_bytes", opt(mr.reservedBytes)},
+                                    {"time_ns", opt(mr.allocatedAtNs)},
+                                    {"idle_bytes", opt(mr.idleBytes)}});
+            j["memory_evidence"] = std::move(readings);
             ranks.push_back(std::move(j));
         }
         nlohmann::json spikes = nlohmann::json::array();
         for (const Spike &s : r.spikes)
             spikes.push_back({{"rank", s.rank},
                               {"time_ns", s.timeNs},
-                                {"peak_source", sourceJson(m.peakSource)},
-                                {"peak_reserved_source", sourceJson(m.peakReservedSource)},
-                                {"current_allocated_bytes", opt(m.currentAllocatedBytes)},
-                                {"current_reserved_bytes", opt(m.currentReservedBytes)},
                               {"duration_ns", s.durationNs},
                               {"bytes", s.bytes},
                               {"step", s.step >= 0 ? nlohmann::json(s.step) : nlohmann::json(nullptr)},
@@ -524,24 +559,10 @@ nlohmann::json sourceJson(MemorySource s)
         for (const Divergence &d : r.divergent)
             divergent.push_back({{"rank", d.rank},
                                  {"metric", d.metric},
-                                {"oom_requested_bytes", opt(m.oomRequestedBytes)},
-                                {"oom_free_bytes", opt(m.oomFreeBytes)},
                                  {"value", std::llround(d.value)},
-                                {"fragmentation_source", sourceJson(m.fragmentationSource)},
                                  {"median", std::llround(d.median)},
-                                {"non_releasable_peak_bytes", opt(m.nonReleasablePeakBytes)},
-                                {"cuda_malloc_retries", opt(m.allocRetries)},
                                  {"score", d.score},
                                  {"reason", d.reason}});
-            // What each kind of evidence said, best first: the peaks above are the first of them.
-            nlohmann::json readings = nlohmann::json::array();
-            for (const MemoryReading &mr : m.memoryReadings)
-                readings.push_back({{"source", sourceJson(mr.source)},
-                                    {"allocated_bytes", opt(mr.allocatedBytes)},
-                                    {"reserved_bytes", opt(mr.reservedBytes)},
-                                    {"time_ns", opt(mr.allocatedAtNs)},
-                                    {"idle_bytes", opt(mr.idleBytes)}});
-            j["memory_evidence"] = std::move(readings);
         nlohmann::json findings = nlohmann::json::array();
         for (const Finding &f : r.findings) {
             nlohmann::json ev = nlohmann::json::array();
@@ -584,6 +605,7 @@ nlohmann::json sourceJson(MemorySource s)
             for (const RankAlignment &a : r.alignment)
                 if (a.rank == m.rank)
                     method = alignmentMethodName(a.method);
+            const char *from = memorySourceName(m.peakSource);
             text += "  rank " + std::to_string(m.rank) + ": offset " + formatDuration(off) + " (" + method + "), peak allocated "
                 + fmtBytes(m.peakAllocatedBytes) + ", reserved " + fmtBytes(m.peakReservedBytes)
                 + (from ? std::string(" (from ") + from + ")" : std::string()) + ", steps "
@@ -607,7 +629,6 @@ nlohmann::json sourceJson(MemorySource s)
         text += r.findings.empty() ? "No findings.\n" : "Findings\n";
         for (const Finding &f : r.findings) {
             text += "  [" + std::string(severityName(f.severity)) + "] " + f.id + ": " + f.title + "\n";
-            const char *from = memorySourceName(m.peakSource);
             for (const Evidence &e : f.evidence)
                 text += "      " + e.text + "\n";
             text += "      fix: " + f.fix + "\n";

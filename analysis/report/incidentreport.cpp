@@ -266,7 +266,7 @@ void inputsTable(std::string &md, const Session &s)
         md += "| " + IncidentReport::escape(src.path) + " | " + (src.format.empty() ? "unrecognised" : src.format) + " | "
             + rankList(src.ranks) + " | " + (info.isFile() ? std::to_string(info.size()) : std::string("missing")) + " | "
             + (sha ? IncidentReport::codeSpan(*sha) : std::string("missing")) + " | " + std::to_string(errors) + " | "
-            + std::to_string(src.diagnostics.size() - errors) + " |\n";
+            + std::to_string(src.warningCount()) + " |\n";
     }
     md += "\n";
     if (!s.skippedFiles().empty()) {
