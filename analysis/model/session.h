@@ -21,6 +21,7 @@ struct Step {
     std::int64_t number = 0; ///< N of ProfilerStep#N
     TimeRange range;         ///< host-side span of the step
     TrackId track = kNoTrack; ///< the CPU thread that recorded it
+    bool fromLog = false;    ///< read from a training log's per-step line, not a profiler's ProfilerStep span
 };
 
 /// One collective (NCCL/RCCL kernel) with the c10d metadata copied onto it.

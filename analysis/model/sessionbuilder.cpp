@@ -324,6 +324,10 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
     for (auto &[id, r] : ranks) {
         if (auto it = placeholders.find(id); it != placeholders.end())
             r.unknownProcess = it->second;
+        // A profiler's ProfilerStep spans are exact; steps read from a training log's per-step lines
+        // only stand in for them when the rank has no trace, so no step is counted twice.
+        if (std::any_of(r.steps.begin(), r.steps.end(), [](const Step &st) { return !st.fromLog; }))
+            std::erase_if(r.steps, [](const Step &st) { return st.fromLog; });
         std::sort(r.steps.begin(), r.steps.end(), [](const Step &a, const Step &b) { return a.range.begin < b.range.begin; });
         std::stable_sort(r.tracks.begin(), r.tracks.end(), [&s](TrackId a, TrackId b) {
             const Track &x = s.m_tracks[a];

@@ -275,6 +275,7 @@ void StepMemory::finish(SourceBuilder &out, const std::function<std::int32_t(Ran
             Step st;
             st.number = points[i].s->reading.step;
             st.track = owner;
+            st.fromLog = true;
             st.range.begin = points[i].t;
             if (i + 1 < points.size())
                 st.range.end = points[i + 1].t;
