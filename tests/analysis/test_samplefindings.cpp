@@ -121,11 +121,18 @@ void TestSampleFindings::sampleAlone_data()
         return;
     for (const QString &f : filesBelow(QString())) {
         const QString rel = QDir(kSamples).relativeFilePath(f);
-        // The only sample with a problem in it: 58 OOMs, 614 MiB reserved but unallocated when 62 MiB
-        // was asked for, 66 cudaMalloc retries. Both findings are what PyTorch's own message says.
-        const QStringList serious = rel.startsWith(QLatin1String("memory_summary/fairseq"))
-            ? QStringList{QStringLiteral("allocator-fragmentation/high"), QStringLiteral("oom/high")}
-            : QStringList{};
+        // The samples with a problem in them (SOURCES.md): fairseq has 58 OOMs, 614 MiB reserved but
+        // unallocated when 62 MiB was asked for, 66 cudaMalloc retries, so both findings are what
+        // PyTorch's own message says; evofill's table follows one OOM (its 65 GiB reserved vs 0.65 GiB
+        // allocated is cached memory after the OOM, not fragmentation: the peaks are 63.9 vs 65.4 GiB);
+        // every rank of the ALCF job times out on its first ALLGATHER. Every other sample is healthy.
+        QStringList serious;
+        if (rel.startsWith(QLatin1String("memory_summary/fairseq")))
+            serious = {QStringLiteral("allocator-fragmentation/high"), QStringLiteral("oom/high")};
+        else if (rel.startsWith(QLatin1String("memory_summary/evofill")))
+            serious = {QStringLiteral("oom/high")};
+        else if (rel.startsWith(QLatin1String("joblog/alcf")))
+            serious = {QStringLiteral("collective-desync/high")};
         QTest::newRow(qPrintable(rel)) << rel << serious;
     }
 }
