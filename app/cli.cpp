@@ -606,7 +606,11 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                 if (a.rank == m.rank)
                     method = alignmentMethodName(a.method);
             const char *from = memorySourceName(m.peakSource);
-            text += "  rank " + std::to_string(m.rank) + ": offset " + formatDuration(off) + " (" + method + "), peak allocated "
+            // A placeholder id stands for a process whose rank no line named: say so, with the process.
+            const Rank *rk = session->rank(m.rank);
+            const std::string unknown = rk && !rk->unknownProcess.empty()
+                ? " (rank unknown: process " + rk->unknownProcess + ")" : std::string();
+            text += "  rank " + std::to_string(m.rank) + unknown + ": offset " + formatDuration(off) + " (" + method + "), peak allocated "
                 + fmtBytes(m.peakAllocatedBytes) + ", reserved " + fmtBytes(m.peakReservedBytes)
                 + (from ? std::string(" (from ") + from + ")" : std::string()) + ", steps "
                 + (m.steps ? std::to_string(*m.steps) : std::string("-")) + ", micro-batches "

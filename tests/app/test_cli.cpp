@@ -28,6 +28,7 @@ class TestCli : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void inspectJsonShape();
+    void unknownProcessesAreNamed();
     void exitStatus_data();
     void exitStatus();
     void assignRankOverridesContent();
@@ -191,6 +192,20 @@ void TestCli::realSamples()
     QCOMPARE(s["ranks"].get<std::vector<int>>(), std::vector<int>(ranks.begin(), ranks.end()));
     for (const auto &d : s["diagnostics"])
         QVERIFY2(d["severity"] != "error", d.dump().c_str());
+}
+
+// NCCL lines of two hosts with no rank anywhere are two processes, each shown as "rank unknown".
+void TestCli::unknownProcessesAreNamed()
+{
+    QTemporaryDir dir;
+    const QString log = dir.filePath(QStringLiteral("nccl.log"));
+    writeFile(log, "hostA:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                   "hostB:200:200 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n"
+                   "hostA:100:100 [0] NCCL INFO NET/Socket : Using [0]eth0\n");
+    const rs::test::CliResult r = rs::test::runCli({QStringLiteral("analyze"), log});
+    QCOMPARE(r.status, 0);
+    QVERIFY2(r.out.find("(rank unknown: process hostA:100)") != std::string::npos, r.out.c_str());
+    QVERIFY2(r.out.find("(rank unknown: process hostB:200)") != std::string::npos, r.out.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestCli)
