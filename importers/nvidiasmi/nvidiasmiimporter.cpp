@@ -206,16 +206,7 @@ void NvidiaSmiImporter::import(InputStream &in, SourceBuilder &out, ImportContex
         if (mode == Mode::Dmon) {
             if (line.front() == '#') {
                 // "# gpu pwr ..." names the columns (it repeats; "# Idx W C ..." gives units).
-                std::vector<std::string_view> names;
-                for (std::size_t i = 1; i < line.size();) {
-                    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
-                        ++i;
-                    const std::size_t b = i;
-                    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))
-                        ++i;
-                    if (i > b)
-                        names.push_back(line.substr(b, i - b));
-                }
+                const std::vector<std::string_view> names = splitWhitespace(line.substr(1));
                 if (!names.empty() && names.front() != "Idx" && names.front() != "YYYYMMDD" && !csv.hasColumns()) {
                     std::vector<Column> cols;
                     for (auto n : names)
@@ -229,15 +220,8 @@ void NvidiaSmiImporter::import(InputStream &in, SourceBuilder &out, ImportContex
                 return;
             }
             std::vector<std::string> fields;
-            for (std::size_t i = 0; i < line.size();) {
-                while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
-                    ++i;
-                const std::size_t b = i;
-                while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))
-                    ++i;
-                if (i > b)
-                    fields.emplace_back(line.substr(b, i - b));
-            }
+            for (std::string_view w : splitWhitespace(line))
+                fields.emplace_back(w);
             csvRows = true;
             csv.row(std::move(fields), no);
             return;

@@ -194,11 +194,9 @@ std::size_t editDistance(std::string_view a, std::string_view b, std::size_t lim
     return std::min(prev[b.size()], limit + 1);
 }
 
-std::optional<TimeNs> tableDate(std::string_view line, const std::string &zone)
+std::vector<std::string_view> splitWhitespace(std::string_view line)
 {
-    static const char *const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    static const char *const kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-    std::vector<std::string_view> t;
+    std::vector<std::string_view> words;
     for (std::size_t i = 0; i < line.size();) {
         while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
             ++i;
@@ -206,10 +204,16 @@ std::optional<TimeNs> tableDate(std::string_view line, const std::string &zone)
         while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))
             ++i;
         if (i > b)
-            t.push_back(line.substr(b, i - b));
-        if (t.size() > 5)
-            return std::nullopt;
+            words.push_back(line.substr(b, i - b));
     }
+    return words;
+}
+
+std::optional<TimeNs> tableDate(std::string_view line, const std::string &zone)
+{
+    static const char *const kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static const char *const kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    const std::vector<std::string_view> t = splitWhitespace(line);
     if (t.size() != 5 || std::find(std::begin(kDays), std::end(kDays), t[0]) == std::end(kDays))
         return std::nullopt;
     const auto m = std::find(std::begin(kMonths), std::end(kMonths), t[1]);

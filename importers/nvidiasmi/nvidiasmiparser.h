@@ -25,6 +25,8 @@ std::optional<double> memoryBytes(std::string_view value, std::string_view heade
 std::optional<TimeNs> timestamp(std::string_view value, const std::string &zone);
 /// Splits a CSV line on commas (nvidia-smi never quotes), trimming spaces around each field.
 std::vector<std::string_view> splitCsv(std::string_view line);
+/// The words of `line` between runs of white space (dmon columns, the table's date line).
+std::vector<std::string_view> splitWhitespace(std::string_view line);
 /// A PCI address as nvidia-smi prints it ("00000000:47:00.0", also "0000:47:00.0") in the integer
 /// form NCCL prints as busId (FORMATS.md §4.2: domain << 20 | bus << 12 | device << 4 | function).
 std::optional<std::int64_t> busIdToNccl(std::string_view pci);
