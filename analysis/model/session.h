@@ -3,6 +3,7 @@
 // Shared between threads as std::shared_ptr<const Session>; built by SessionBuilder.
 
 #include "argsarena.h"
+#include "flightrecords.h"
 #include "gpurecords.h"
 #include "records.h"
 #include "source.h"
@@ -69,6 +70,8 @@ public:
     const AllocatorEvidence &allocator() const { return m_allocator; }
     /// nvidia-smi GPU identities and the processes on each GPU (ranks resolved across sources).
     const GpuEvidence &gpus() const { return m_gpus; }
+    /// NCCL flight-recorder dumps: entries, process groups and per-group progress of every rank.
+    const FlightRecorderEvidence &flightRecorder() const { return m_flight; }
     const StringPool &strings() const { return m_strings; }
     std::string_view str(StringId id) const { return m_strings.view(id); }
     /// Raw args JSON of an event on `track`.
@@ -97,6 +100,7 @@ private:
     LogEvidence m_logs;
     AllocatorEvidence m_allocator;
     GpuEvidence m_gpus;
+    FlightRecorderEvidence m_flight;
     std::vector<std::string> m_skipped;
     StringPool m_strings;
     TimeRange m_timeRange;

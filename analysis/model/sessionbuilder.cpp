@@ -76,6 +76,12 @@ void SessionBuilder::remapRanks(SourceBuilder &b, const std::map<RankId, RankId>
     each(b.m_allocator.segments);
     each(b.m_gpus.gpus);
     each(b.m_gpus.processes);
+    each(b.m_flight.entries);
+    each(b.m_flight.groups);
+    each(b.m_flight.status);
+    for (FlightRecorderGroup &g : b.m_flight.groups)
+        for (RankId &r : g.ranks)
+            r = to(r);
 }
 
 std::shared_ptr<const Session> SessionBuilder::freeze()
@@ -170,7 +176,8 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         // A file that produced nothing rank-bound (unreadable, or not a trace) should not claim a rank.
         if (m_pending[i].m_tracks.empty() && m_pending[i].m_steps.empty() && m_pending[i].m_ooms.empty()
             && m_pending[i].m_memorySummaries.empty() && m_pending[i].m_logs.empty()
-            && m_pending[i].m_allocator.empty() && m_pending[i].m_gpus.gpus.empty()) {
+            && m_pending[i].m_allocator.empty() && m_pending[i].m_gpus.gpus.empty()
+            && m_pending[i].m_flight.empty()) {
             m_pending[i].m_source.rankOrigin = RankOrigin::Assigned;
             continue;
         }
@@ -304,6 +311,23 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
             p.source = sourceId;
             s.m_gpus.processes.push_back(std::move(p));
         }
+        const auto frStackBase = static_cast<std::int32_t>(s.m_flight.stacks.size());
+        for (auto &stack : b.m_flight.stacks)
+            s.m_flight.stacks.push_back(std::move(stack));
+        auto appendFlight = [primary, sourceId](auto &from, auto &to) {
+            for (auto &x : from) {
+                x.source = sourceId;
+                if (x.rank == kNoRank)
+                    x.rank = primary;
+                to.push_back(std::move(x));
+            }
+        };
+        for (FlightRecord &e : b.m_flight.entries)
+            if (e.stack >= 0)
+                e.stack += frStackBase;
+        appendFlight(b.m_flight.entries, s.m_flight.entries);
+        appendFlight(b.m_flight.groups, s.m_flight.groups);
+        appendFlight(b.m_flight.status, s.m_flight.status);
         for (RankId rk : b.m_source.ranks) {
             Rank &r = ranks[rk];
             r.id = rk;

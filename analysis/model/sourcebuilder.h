@@ -62,6 +62,9 @@ public:
     /// nvidia-smi GPU identities and per-process GPU memory of this source.
     GpuEvidence &gpus() { return m_gpus; }
     const GpuEvidence &gpus() const { return m_gpus; }
+    /// Flight-recorder evidence of this source (stack indexes local to it).
+    FlightRecorderEvidence &flightRecorder() { return m_flight; }
+    const FlightRecorderEvidence &flightRecorder() const { return m_flight; }
 
     /// Reports a problem under a stable `code` (kebab-case, DESIGN.md §3 `code`). Repeats of a code
     /// with the same severity are counted into the first report, keeping a few as examples.
@@ -94,6 +97,7 @@ private:
     LogEvidence m_logs;
     AllocatorEvidence m_allocator;
     GpuEvidence m_gpus;
+    FlightRecorderEvidence m_flight;
 };
 
 } // namespace rs
