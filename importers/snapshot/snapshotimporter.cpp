@@ -1,6 +1,6 @@
 #include "snapshotimporter.h"
 
-#include "restrictedunpickler.h"
+#include "pickle/restrictedunpickler.h"
 
 #include <algorithm>
 #include <map>

@@ -3,7 +3,7 @@
 // blocks, stacks, anchored counters, OOM entries) on pickles the test writes, and the samples.
 
 #include "importerregistry.h"
-#include "snapshot/restrictedunpickler.h"
+#include "pickle/restrictedunpickler.h"
 
 #include <QFile>
 #include <QTest>
