@@ -2,6 +2,7 @@
 // What analysis concludes about a session: per-rank clock offsets, metrics, allocation spikes,
 // divergent ranks and findings. Plain data, built once on a worker thread and shared read-only.
 
+#include "incidentsummary.h"
 #include "types.h"
 
 #include <cstdint>
@@ -161,6 +162,7 @@ struct AnalysisResult {
     std::vector<Spike> spikes;            ///< largest first
     std::vector<Divergence> divergent;    ///< strongest first
     std::vector<Finding> findings;        ///< by severity, then time
+    IncidentSummary summary;              ///< the findings told as one story (IncidentStory), cause first
 
     const RankMetrics *metricsOf(RankId rank) const;
     TimeNs offsetOf(RankId rank) const;

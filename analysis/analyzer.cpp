@@ -3,6 +3,7 @@
 #include "anchorplacement.h"
 #include "clockalignment.h"
 #include "findings/ruleregistry.h"
+#include "incidentstory.h"
 #include "memoryspikes.h"
 #include "rankdivergence.h"
 #include "rankmetrics.h"
@@ -20,6 +21,7 @@ AnalysisResult Analyzer::run(const Session &session, const Options &options)
     RuleContext ctx{session, r.alignment, r.metrics, r.spikes, r.divergent};
     ctx.ooms = collectOoms(ctx);
     r.findings = RuleRegistry::instance().evaluate(ctx);
+    r.summary = IncidentStory::build(r, &session);
     return r;
 }
 

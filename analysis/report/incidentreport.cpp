@@ -1,5 +1,7 @@
 #include "incidentreport.h"
 
+#include "incidentstory.h"
+
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QFile>
@@ -111,22 +113,25 @@ void summary(std::string &md, const Session &s, const AnalysisResult &r, const I
     md += ". ";
     if (o.range)
         md += "The images show " + relative(o.range->begin, t0) + " to " + relative(o.range->end, t0) + ". ";
-    // The headline is the most severe finding; among equals the earliest listed (the analysis
-    // orders by time), matching the first entry of the Findings section.
-    const Finding *top = nullptr;
-    for (const Finding &f : r.findings)
-        if (!top || f.severity > top->severity)
-            top = &f;
-    if (!top)
-        md += "No findings.";
-    else
-        md += "Headline: **" + IncidentReport::escape(top->title) + "** (" + severityName(top->severity) + ", "
-            + std::to_string(r.findings.size())
-            + (r.findings.size() == 1 ? " finding in all)." : " findings in all).");
+    md += r.findings.empty() ? std::string("No findings.")
+                             : std::to_string(r.findings.size()) + (r.findings.size() == 1 ? " finding in all." : " findings in all.");
     md += "\n\n";
 }
 
-void findings(std::string &md, const AnalysisResult &r, TimeNs t0)
+// The incident as one story, the report's first paragraph: its first sentence (what happened to
+// whom) in bold, then why, what followed and the fix.
+void story(std::string &md, const IncidentSummary &s)
+{
+    const std::string first = s.firstSentence();
+    if (first.empty())
+        return;
+    md += "**" + IncidentReport::escape(first) + ".**";
+    if (first.size() + 1 < s.headline.size())
+        md += " " + IncidentReport::escape(std::string_view(s.headline).substr(first.size() + 2));
+    md += "\n\n";
+}
+
+void findings(std::string &md, const AnalysisResult &r, const IncidentSummary &story, TimeNs t0)
 {
     md += "## Findings\n\n";
     if (r.findings.empty()) {
@@ -134,12 +139,22 @@ void findings(std::string &md, const AnalysisResult &r, TimeNs t0)
         return;
     }
     // Numbered in reading order, like the viewer's badges and findings panel ("### 3." is ③).
+    const std::vector<int> order = findingOrder(r);
+    std::vector<int> number(r.findings.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+        number[static_cast<std::size_t>(order[k])] = static_cast<int>(k) + 1;
+    auto numberOf = [&number](int index) { return std::to_string(number[static_cast<std::size_t>(index)]); };
     int n = 0;
-    for (const int index : findingOrder(r)) {
+    for (const int index : order) {
         const Finding *f = &r.findings[static_cast<std::size_t>(index)];
+        const FindingStory role = story.roleOf(index);
         md += "### " + std::to_string(++n) + ". " + IncidentReport::escape(f->title) + "\n\n";
         md += "- Severity: " + std::string(severityName(f->severity)) + " (" + IncidentReport::codeSpan(f->id) + ")\n";
         md += "- Ranks: " + rankList(f->ranks) + "\n";
+        if (role.role == StoryRole::Consequence && role.relatedTo >= 0)
+            md += "- Consequence of: finding " + numberOf(role.relatedTo) + "\n";
+        else if (role.role == StoryRole::Contributing && role.relatedTo >= 0)
+            md += "- Led to: finding " + numberOf(role.relatedTo) + "\n";
         if (f->timeNs)
             md += "- Time: " + relative(*f->timeNs, t0) + " (" + utc(*f->timeNs) + ")"
                 + (f->endNs ? " to " + relative(*f->endNs, t0) : std::string()) + "\n";
@@ -150,7 +165,12 @@ void findings(std::string &md, const AnalysisResult &r, TimeNs t0)
                 md += "- " + IncidentReport::codeSpan(e.text) + "\n";
             md += "\n";
         }
-        if (!f->fix.empty())
+        // A consequence goes away with its cause: the cause's fix is the one to apply.
+        const int fixFrom = role.role == StoryRole::Consequence && role.fixFrom >= 0 ? role.fixFrom : index;
+        const Finding &fixer = r.findings[static_cast<std::size_t>(fixFrom)];
+        if (fixFrom != index && !fixer.fix.empty())
+            md += "**Fix (of finding " + numberOf(fixFrom) + ", the cause):** " + IncidentReport::escape(fixer.fix) + "\n\n";
+        else if (!f->fix.empty())
             md += "**Fix:** " + IncidentReport::escape(f->fix) + "\n\n";
     }
 }
@@ -367,11 +387,14 @@ std::string IncidentReport::markdown(const Session &session, const AnalysisResul
 {
     TimeNs t1 = 0;
     const TimeNs t0 = alignedStart(session, result, &t1);
+    // A result put together by hand (no analyzer run) still gets its story.
+    const IncidentSummary told = result.summary.headline.empty() ? IncidentStory::build(result, &session) : result.summary;
     std::string md = "# " + escape(options.title) + "\n\n";
+    story(md, told);
     if (!options.generatedAt.empty())
         md += "Generated " + escape(options.generatedAt) + " by RankScope.\n\n";
     summary(md, session, result, options, t0, t1);
-    findings(md, result, t0);
+    findings(md, result, told, t0);
     metricsTable(md, result);
     alignmentTable(md, result);
     spikesTable(md, result, t0, options.maxSpikes);

@@ -2,6 +2,7 @@
 // user text, input hashes streamed from disk, and a golden file of the whole Markdown of a small
 // fixed session so any change to the layout is a reviewed change.
 
+#include "incidentstory.h"
 #include "report/incidentreport.h"
 #include "sessionfixture.h"
 
@@ -125,6 +126,7 @@ class TestIncidentReport : public QObject
 private Q_SLOTS:
     void sectionsInOrder();
     void findingsFromAnalysis();
+    void storyOpensTheReport();
     void numberedInReadingOrder();
     void escapesUserText();
     void codeSpanFence();
@@ -169,12 +171,39 @@ void TestIncidentReport::findingsFromAnalysis()
         for (const Evidence &e : f.evidence)
             QVERIFY2(md.find(IncidentReport::codeSpan(e.text)) != std::string::npos, e.text.c_str());
     }
-    QVERIFY(md.find("Headline: **" + IncidentReport::escape(r.findings.front().title)) != std::string::npos);
+    // The story is the first paragraph, its first sentence in bold.
+    QVERIFY2(md.starts_with("# RankScope incident report\n\n**" + IncidentReport::escape(r.summary.firstSentence()) + ".**"), md.c_str());
     QVERIFY(md.find("2 ranks (0, 1) read from 2 input files") != std::string::npos);
 }
 
 // "### 3." must be the finding the viewer shows as ③: findingOrder() — severity, then time, timeless
 // last — even for a result whose findings were not sorted by the analysis.
+// The report opens with the story even for a result put together by hand; a consequence names its
+// cause and carries the cause's fix; with nothing found, the first paragraph says what was read.
+void TestIncidentReport::storyOpensTheReport()
+{
+    const SessionPtr s = twoRankSession();
+    const AnalysisResult r = fixedResult();
+    const std::string md = IncidentReport::markdown(*s, r, fixedOptions());
+    const IncidentSummary told = IncidentStory::build(r, s.get());
+    QVERIFY2(md.starts_with("# Job 42 \\| OOM on rank 1\n\n**" + IncidentReport::escape(told.firstSentence()) + ".**"), md.c_str());
+    // The straggler followed the OOM (finding 1); the fragmentation behind the OOM (finding 2) is the fix.
+    QVERIFY2(md.find("- Consequence of: finding 1\n") != std::string::npos, md.c_str());
+    QVERIFY2(md.find("- Led to: finding 1\n") != std::string::npos, md.c_str());
+    QVERIFY2(md.find("**Fix (of finding 2, the cause):** Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True") != std::string::npos,
+             md.c_str());
+    QVERIFY(md.find("Inspect the host of rank 0") == std::string::npos);
+    // A finding that stands alone keeps its own fix and no story line.
+    AnalysisResult alone;
+    alone.findings = {r.findings[2]};
+    const std::string one = IncidentReport::markdown(*s, alone, {});
+    QVERIFY(one.find("**Fix:** Inspect the host of rank 0.") != std::string::npos);
+    QVERIFY(one.find("- Consequence of:") == std::string::npos);
+    // Nothing found.
+    const std::string none = IncidentReport::markdown(*s, AnalysisResult{}, {});
+    QVERIFY2(none.starts_with("# RankScope incident report\n\n**No findings: RankScope read 2 input files"), none.c_str());
+}
+
 void TestIncidentReport::numberedInReadingOrder()
 {
     AnalysisResult r;
