@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
+#include <regex>
+#include <string>
 
 namespace rs::logline {
 
@@ -105,6 +108,58 @@ std::optional<Stamp> leadingStamp(std::string_view line, const std::string &zone
     while (end < line.size() && line[end] == ' ')
         ++end;
     return Stamp{*t, end};
+}
+
+std::optional<TimeNs> labelledStamp(std::string_view line, const std::string &zone)
+{
+    if (line.size() < 19)
+        return std::nullopt;
+    for (std::size_t at = line.find_first_of("0123456789"); at != std::string_view::npos && at + 19 <= line.size();
+         at = line.find_first_of("0123456789", at + 1)) {
+        if (!digits(line, at, 4) || line[at + 4] != '-' || line[at + 7] != '-' || !digits(line, at + 5, 2)
+            || !digits(line, at + 8, 2) || (line[at + 10] != ' ' && line[at + 10] != 'T'))
+            continue;
+        if (at > 0 && std::isalnum(static_cast<unsigned char>(line[at - 1])))
+            continue;
+        // The label right before the date: "datetime: ", "timestamp=", "time : ".
+        std::size_t k = at;
+        while (k > 0 && line[k - 1] == ' ')
+            --k;
+        if (k == 0 || (line[k - 1] != ':' && line[k - 1] != '='))
+            continue;
+        --k;
+        while (k > 0 && line[k - 1] == ' ')
+            --k;
+        std::size_t w = k;
+        while (w > 0 && (std::isalpha(static_cast<unsigned char>(line[w - 1])) || line[w - 1] == '_'))
+            --w;
+        std::string label(line.substr(w, k - w));
+        for (char &c : label)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (label != "datetime" && label != "timestamp" && label != "time" && label != "date")
+            continue;
+        std::size_t end = 0;
+        const auto tod = timeOfDay(line, at + 11, end);
+        if (!tod)
+            continue;
+        return toEpoch(num(line, at, 4), num(line, at + 5, 2), num(line, at + 8, 2), *tod, zone);
+    }
+    return std::nullopt;
+}
+
+std::pair<std::int64_t, std::int64_t> stepNumber(std::string_view line)
+{
+    static const std::regex kStep(
+        R"((?:^|[^A-Za-z0-9])(?:global[ _]?)?(?:step|iter|iteration)s?\s*[:=#]?\s*\[?\s*(\d{1,12})(?![\d.])(?:\s*/\s*(\d{1,12}))?)",
+        std::regex::icase | std::regex::ECMAScript);
+    static const std::regex kAfter(R"(\(after (\d{1,12}) iterations?\))", std::regex::icase | std::regex::ECMAScript);
+    const std::string s(line.substr(0, std::min<std::size_t>(line.size(), 4096)));
+    std::smatch m;
+    if (std::regex_search(s, m, kStep))
+        return {std::strtoll(m[1].str().c_str(), nullptr, 10), m[2].matched ? std::strtoll(m[2].str().c_str(), nullptr, 10) : -1};
+    if (std::regex_search(s, m, kAfter))
+        return {std::strtoll(m[1].str().c_str(), nullptr, 10), -1};
+    return {-1, -1};
 }
 
 std::optional<PartialStamp> c10Prefix(std::string_view line)

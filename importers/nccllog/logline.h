@@ -41,6 +41,17 @@ std::optional<std::pair<char, std::size_t>> oldC10Prefix(std::string_view line);
 /// ns since the epoch of a partial stamp in `year`, local time in `zone`.
 std::optional<TimeNs> resolve(const PartialStamp &p, int year, const std::string &zone);
 
+/// A time stamp inside a message, after a label that says it is the time of the line:
+/// `[after dataloaders are built] datetime: 2021-05-27 21:42:48`, `timestamp=2024-05-01T12:00:00`.
+/// Only `datetime`, `timestamp`, `time` and `date` labels followed by ':' or '=' count: a date
+/// elsewhere in a message (a checkpoint's name, a log file's) is not when the line was printed.
+std::optional<TimeNs> labelledStamp(std::string_view line, const std::string &zone);
+
+/// The step a training loop's line is about: `step 120`, `Step 10/1000`, `iter 5`, `iteration:
+/// 7`, `global_step=3`, `(after 10 iterations)`; first = the number (-1 if none), second = the
+/// planned total printed as `N/TOTAL` (-1 if none).
+std::pair<std::int64_t, std::int64_t> stepNumber(std::string_view line);
+
 /// `host:pid:tid [dev] NCCL INFO msg`, `... [dev] file:line (func) NCCL WARN msg`, `NCCL version ...`.
 struct NcclHeader {
     std::string_view host;

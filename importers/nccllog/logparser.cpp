@@ -156,17 +156,34 @@ void LogParser::feed(std::string_view line, std::int64_t lineNo)
         return;
     }
     if (m_wrapped.active) {
-        // A hard wrap cuts inside a token; the rest comes on the next line, with the same wrapper
-        // if the collector (not the terminal) split it.
+        // A hard wrap cuts inside a token; the rest comes on the next line(s), with the same
+        // wrapper if the collector (not the terminal) split it.
         const bool sameRank = w.rank == kNoRank || w.rank == m_wrapped.rank;
-        if (sameRank && m_wrapped.text.size() < (1u << 16) && RecordBoundaries::completes(m_wrapped.text, text)) {
-            m_out.warning("wrapped-line-joined", "a record cut by a line wrap was joined with the next line", m_wrapped.lineNo);
-            m_wrapped.text.append(text);
-            if (m_wrapped.time == kNoTime)
-                m_wrapped.time = w.time;
-            if (!RecordBoundaries::looksCut(m_wrapped.text))
-                flushWrapped();
-            return;
+        if (sameRank && m_wrapped.text.size() < (1u << 16)) {
+            std::string sofar = m_wrapped.text;
+            for (const Held &h : m_wrapped.held)
+                sofar += h.text;
+            if (RecordBoundaries::completes(sofar, text)) {
+                m_out.warning("wrapped-line-joined",
+                              m_wrapped.held.empty()
+                                  ? "a record cut by a line wrap was joined with the next line"
+                                  : "a record cut by line wraps was joined with the next " + std::to_string(m_wrapped.held.size() + 1) + " lines",
+                              m_wrapped.lineNo);
+                m_wrapped.text = std::move(sofar);
+                m_wrapped.text.append(text);
+                m_wrapped.held.clear();
+                if (m_wrapped.time == kNoTime)
+                    m_wrapped.time = w.time;
+                if (!RecordBoundaries::looksCut(m_wrapped.text))
+                    flushWrapped();
+                return;
+            }
+            // A middle piece of a record wrapped over several lines: held until the record
+            // completes, read as lines of their own if it never does.
+            if (RecordBoundaries::mayContinue(sofar, text, static_cast<int>(m_wrapped.held.size()) + 1)) {
+                m_wrapped.held.push_back({std::string(text), lineNo, w.rank, w.time});
+                return;
+            }
         }
         flushWrapped();
     }
@@ -176,6 +193,7 @@ void LogParser::feed(std::string_view line, std::int64_t lineNo)
         m_wrapped.lineNo = lineNo;
         m_wrapped.rank = w.rank;
         m_wrapped.time = w.time;
+        m_wrapped.held.clear();
         return;
     }
     logicalLine(text, lineNo, w.rank, w.time);
@@ -187,6 +205,10 @@ void LogParser::flushWrapped()
         return;
     m_wrapped.active = false;
     logicalLine(m_wrapped.text, m_wrapped.lineNo, m_wrapped.rank, m_wrapped.time);
+    std::vector<Held> held;
+    held.swap(m_wrapped.held);
+    for (const Held &h : held)
+        logicalLine(h.text, h.lineNo, h.rank, h.time);
 }
 
 void LogParser::logicalLine(std::string_view line, std::int64_t lineNo, RankId rank, TimeNs time)
@@ -267,6 +289,13 @@ void LogParser::piece(const Piece &p)
         if (m_refYear == 0)
             m_refYear = std::stoi(std::string(text.substr(text[0] == '[' ? 1 : 0, 4)));
         text.remove_prefix(stamp->length);
+    } else if (contains(text, "ime") || contains(text, "ate") || contains(text, "IME") || contains(text, "ATE")) {
+        // "[after dataloaders are built] datetime: 2021-05-27 21:42:48": the line states when it was printed.
+        if (auto t = logline::labelledStamp(text, m_zone)) {
+            time = *t;
+            if (m_refYear == 0)
+                m_refYear = QDateTime::fromMSecsSinceEpoch(time / 1000000, QTimeZone::utc()).date().year();
+        }
     }
 
     // torchrun's summary block is line-oriented and comes from the agent, not a rank.
@@ -341,6 +370,8 @@ void LogParser::piece(const Piece &p)
         m_out.logs().records[index].flags |= LogFlagStepMemory;
         m_stepMemory.add(index, owner.rank, *r);
     }
+    if (auto r = StepProgress::parse(c.body))
+        m_stepProgress.add(index, *r);
     watchdog(owner, c.body, index);
 }
 
@@ -583,7 +614,9 @@ void LogParser::finish()
     }
     resolveFailures();
     resolveMemoryOwners();
-    m_stepMemory.finish(m_out, [this](RankId r) { return r >= 0 ? m_rankFacts.deviceOf(r) : -1; });
+    // Progress lines time whole steps; per-step memory lines then only give the counters.
+    const std::set<RankId> timedSteps = m_stepProgress.finish(m_out, m_ranks);
+    m_stepMemory.finish(m_out, [this](RankId r) { return r >= 0 ? m_rankFacts.deviceOf(r) : -1; }, timedSteps);
     // In a log of several ranks, a line no rank claimed (the launcher's own output) is the job's.
     if (m_ranks.size() + logs.processes.size() > 1)
         for (LogRecord &r : logs.records)

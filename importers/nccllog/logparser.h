@@ -18,6 +18,8 @@
 //   * A Python traceback's final exception line → LogRecord (kind Python, Error); CUDA OOM text
 //     and memory_summary tables anywhere → MemorySummaryParser (OomEvent, MemorySummary).
 //   * Per-step memory lines of a training loop → allocated/reserved counters and steps (StepMemory);
+//     per-step progress lines (`iteration 3/1000 | elapsed time per iteration (ms): …`) → timed steps
+//     on a training-loop lane (StepProgress); `datetime: …` inside a message times its record;
 //     `using world size: N` and the like → the source's world size.
 //   * Every other line is kept as an Other record so the log reads whole in the viewer.
 // Ranks: a launcher prefix (`[rank2]:`, `[default2]:`, `2: `) decides; NCCL lines without one take
@@ -39,6 +41,7 @@
 #include "logranks.h"
 #include "memorysummary/memorysummaryparser.h"
 #include "stepmemory.h"
+#include "stepprogress.h"
 #include "sourcebuilder.h"
 #include "text/linewrapper.h"
 
@@ -89,12 +92,19 @@ private:
     // Line layer state: wrappers of this input, a line that may continue on the next one, and
     // a copy of the current line when NUL bytes had to be taken out of it.
     LineWrapper m_wrapper;
+    struct Held {                // a line that may be the middle of a record wrapped over several
+        std::string text;
+        std::int64_t lineNo = 0;
+        RankId rank = kNoRank;
+        TimeNs time = kNoTime;
+    };
     struct Wrapped {
         bool active = false;
         std::string text;        // the cut line, wrappers peeled
         std::int64_t lineNo = 0; // its physical line
         RankId rank = kNoRank;
         TimeNs time = kNoTime;
+        std::vector<Held> held;  // lines after it, until the record completes (or never does)
     } m_wrapped;
     std::string m_scrubbed;
     MemorySummaryParser m_memory;
@@ -135,6 +145,7 @@ private:
     std::set<std::tuple<RankId, std::int64_t, std::string, std::int64_t>> m_timeoutsSeen; // rank, seq, op, ran for
     std::vector<std::int32_t> m_unknownProcess;  // per LogRanks process: index into logs().processes, -1
     StepMemory m_stepMemory;
+    StepProgress m_stepProgress;
     bool m_perNodeLauncher = false; // a launcher that runs several ranks per srun task was seen
 
     std::map<RankId, bool> m_inTraceback;

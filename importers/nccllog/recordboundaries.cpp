@@ -71,7 +71,27 @@ struct Grammar {
     bool (*started)(std::string_view);  // holds the start of this record
     bool (*ended)(std::string_view);    // holds what only a complete record has
     const std::regex &(*pattern)();
+    int maxLines = 2;                   // physical lines one record of it can be wrapped over
 };
+
+bool oomStarted(std::string_view s)
+{
+    return contains(s, "out of memory. Tried to allocate ") || contains(s, "Out of memory. Tried to allocate ");
+}
+
+// What the allocator's message closes with in each wording: 1.0-1.3 "... C cached)", 1.4-2.0
+// "... R reserved in total by PyTorch)", 2.1+ "... is reserved by PyTorch but unallocated."
+bool oomEnded(std::string_view s)
+{
+    return contains(s, "reserved in total by PyTorch") || contains(s, " cached)") || contains(s, "reserved by PyTorch but unallocated");
+}
+
+const std::regex &oomPattern()
+{
+    static const std::regex re(
+        R"([Oo]ut of memory\. Tried to allocate [\d.]+ ?[KMGTPE]?i?B.*(?:reserved in total by PyTorch|cached\)|reserved by PyTorch but unallocated))");
+    return re;
+}
 
 const std::regex &watchdogPattern()
 {
@@ -112,6 +132,8 @@ const Grammar kGrammars[] = {
          return s.size() > 3 && s[0] == '[' && (s[1] == 'E' || s[1] == 'W' || s[1] == 'I') && isDigit(s[2]);
      },
      [](std::string_view s) { return logline::c10Prefix(s).has_value(); }, c10Pattern},
+    // A 2.x OOM message is 400+ characters: an 80- or 120-column terminal cuts it several times.
+    {oomStarted, oomEnded, oomPattern, 8},
 };
 
 bool matches(const Grammar &g, std::string_view s)
@@ -189,6 +211,20 @@ bool RecordBoundaries::looksCut(std::string_view text)
 {
     for (const Grammar &g : kGrammars)
         if (g.started(text) && !g.ended(text))
+            return true;
+    return false;
+}
+
+bool RecordBoundaries::mayContinue(std::string_view first, std::string_view second, int linesSoFar)
+{
+    if (second.find_first_not_of(" \t") == std::string_view::npos || startsRecord(second))
+        return false;
+    const auto cuts = splicePoints(first);
+    std::string_view tail = cuts.empty() ? first : first.substr(cuts.back());
+    if (auto t = LineWrapper::rankTag(tail); t && !t->weak)
+        tail.remove_prefix(t->length);
+    for (const Grammar &g : kGrammars)
+        if (g.maxLines > linesSoFar + 1 && g.started(tail) && !g.ended(tail))
             return true;
     return false;
 }

@@ -36,6 +36,11 @@ public:
     /// True when the last record of `first` followed directly by `second` matches a record
     /// grammar that neither matches alone (and `second` does not start a record itself).
     static bool completes(std::string_view first, std::string_view second);
+    /// True when `second` may be a middle piece of a record that `first` (already `linesSoFar`
+    /// physical lines) started: the grammar allows that many lines (an OOM message up to 8), the
+    /// record is not complete yet, and `second` is not blank and starts no record. Only a later
+    /// completes() makes the join stand; a reader holds such lines until then.
+    static bool mayContinue(std::string_view first, std::string_view second, int linesSoFar);
 };
 
 } // namespace rs

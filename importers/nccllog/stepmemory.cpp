@@ -1,5 +1,7 @@
 #include "stepmemory.h"
 
+#include "logline.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -40,17 +42,6 @@ double unitBytes(std::string_view unit)
         if (u == name)
             return f;
     return 0;
-}
-
-std::int64_t stepNumber(const std::string &s)
-{
-    static const std::regex kStep(R"((?:^|[^A-Za-z0-9])(?:global[ _]?)?(?:step|iter|iteration)s?\s*[:=#]?\s*\[?\s*(\d{1,12})(?![\d.]))",
-                                  std::regex::icase | std::regex::ECMAScript);
-    static const std::regex kAfter(R"(\(after (\d{1,12}) iterations?\))", std::regex::icase | std::regex::ECMAScript);
-    std::smatch m;
-    if (std::regex_search(s, m, kStep) || std::regex_search(s, m, kAfter))
-        return std::strtoll(m[1].str().c_str(), nullptr, 10);
-    return -1;
 }
 
 // The unit a line states once for all its numbers: "memory (MB) | allocated: 1234.5".
@@ -119,7 +110,7 @@ std::optional<StepMemory::Reading> StepMemory::parse(std::string_view line)
         return std::nullopt;
     const std::string s(line);
     Reading r;
-    r.step = stepNumber(s);
+    r.step = logline::stepNumber(s).first;
     if (r.step < 0)
         return std::nullopt;
     const double shared = sharedUnit(s);
@@ -199,7 +190,7 @@ void StepMemory::add(std::size_t recordIndex, RankId rank, const Reading &readin
     m_samples.push_back({recordIndex, rank, reading});
 }
 
-void StepMemory::finish(SourceBuilder &out, const std::function<std::int32_t(RankId)> &device)
+void StepMemory::finish(SourceBuilder &out, const std::function<std::int32_t(RankId)> &device, const std::set<RankId> &stepsTaken)
 {
     const auto &records = out.logs().records;
     const bool clocked = std::any_of(records.begin(), records.end(), [](const LogRecord &r) { return r.time != kNoTime; });
@@ -269,6 +260,8 @@ void StepMemory::finish(SourceBuilder &out, const std::function<std::int32_t(Ran
                 ++out.source().counts.counterSamples;
             }
         }
+        if (stepsTaken.count(rank))
+            continue;
         // One step per printed step, from its line to the next, so per-step rules find the samples.
         const TrackId owner = alloc ? *alloc : *reserved;
         for (std::size_t i = 0; i < points.size(); ++i) {

@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -43,7 +44,8 @@ public:
     /// prefix); the record's final rank and time are read in finish().
     void add(std::size_t recordIndex, RankId rank, const Reading &reading);
     /// Emits the counters and steps. `device` gives a rank's CUDA device (-1 when unknown: 0 is used).
-    void finish(SourceBuilder &out, const std::function<std::int32_t(RankId)> &device);
+    /// Ranks in `stepsTaken` already have steps timed by progress lines: they get counters only.
+    void finish(SourceBuilder &out, const std::function<std::int32_t(RankId)> &device, const std::set<RankId> &stepsTaken = {});
     bool empty() const { return m_samples.empty(); }
 
 private:

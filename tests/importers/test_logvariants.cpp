@@ -690,6 +690,20 @@ void TestLogVariants::bigscienceSample()
     QVERIFY(b.logs().failures.empty());
     QVERIFY(b.logs().timeouts.empty());
     QVERIFY(b.logs().processes.empty());
+    // SOURCES.md: 8,485 NCCL INFO lines, no WARN; communicators of 64, 16, 4, 2 and 1 ranks.
+    // (Beside them, 52 bare "NCCL version 2.7.8+cuda10.2" lines are NCCL records too.)
+    int info = 0, version = 0;
+    for (const LogRecord &r : b.logs().records) {
+        info += r.kind == LogKind::Nccl && r.text.find(" NCCL INFO ") != std::string::npos;
+        version += r.kind == LogKind::Nccl && r.text.rfind("NCCL version ", 0) == 0;
+    }
+    QCOMPARE(info, 8485);
+    QCOMPARE(version, 52);
+    QCOMPARE(b.source().counts.warnings, 0);
+    std::set<int> sizes;
+    for (const NcclCommInfo &c : b.logs().comms)
+        sizes.insert(c.nranks);
+    QCOMPARE(sizes, (std::set<int>{1, 2, 4, 16, 64}));
 }
 
 QTEST_GUILESS_MAIN(TestLogVariants)
