@@ -111,6 +111,14 @@ void SourceBuilder::shiftTimes(TimeNs delta)
     shift(m_logs.comms);
     shift(m_logs.calls);
     shift(m_logs.timeouts);
+    shift(m_logs.failures);
+    shift(m_logs.progress);
+    shift(m_logs.jobEvents);
+    shift(m_gpus.processes);
+    for (FlightRecord &e : m_flight.entries)
+        for (TimeNs *t : {&e.created, &e.started, &e.completed})
+            if (*t != kNoTime)
+                *t += delta;
     for (AllocationRecord &a : m_allocator.allocations) {
         if (a.time != kNoTime)
             a.time += delta;

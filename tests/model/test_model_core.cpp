@@ -51,6 +51,7 @@ private Q_SLOTS:
     void levelRange();
     void finalizeSortsInstantsAndCounters();
     void shiftTimesMovesEverything();
+    void shiftTimesMovesEvidence();
     void finishComputesTimeRange();
     void trackFindOrCreate();
 };
@@ -199,6 +200,50 @@ void TestModelCore::shiftTimesMovesEverything()
     QCOMPARE(b.collectives()[0].end, TimeNs(1050));
     b.shiftTimes(-1000);
     QCOMPARE(b.tracks()[cpu].spans[0].start, TimeNs(10));
+}
+
+void TestModelCore::shiftTimesMovesEvidence()
+{
+    // Every timed record a source can hold moves with its clock; untimed ones stay untimed.
+    SourceBuilder b("x.log");
+    auto &logs = b.logs();
+    logs.records.push_back(LogRecord{100});
+    logs.records.push_back(LogRecord{kNoTime});
+    logs.comms.push_back(NcclCommInfo{});
+    logs.comms.back().time = 110;
+    logs.calls.push_back(NcclCall{});
+    logs.calls.back().time = 120;
+    logs.timeouts.push_back(WatchdogTimeout{});
+    logs.timeouts.back().time = 130;
+    logs.failures.push_back(ChildFailure{});
+    logs.failures.back().time = 140;
+    logs.progress.push_back(WatchdogProgress{});
+    logs.progress.back().time = 150;
+    logs.jobEvents.push_back(JobEvent{});
+    logs.jobEvents.back().time = 160;
+    b.gpus().processes.push_back(GpuProcess{});
+    b.gpus().processes.back().time = 170;
+    FlightRecord fr;
+    fr.created = 180;
+    fr.started = 190;
+    b.flightRecorder().entries.push_back(fr);
+    OomEvent oom;
+    oom.time = 200;
+    b.addOom(oom);
+    b.shiftTimes(1000);
+    QCOMPARE(logs.records[0].time, TimeNs(1100));
+    QCOMPARE(logs.records[1].time, kNoTime);
+    QCOMPARE(logs.comms[0].time, TimeNs(1110));
+    QCOMPARE(logs.calls[0].time, TimeNs(1120));
+    QCOMPARE(logs.timeouts[0].time, TimeNs(1130));
+    QCOMPARE(logs.failures[0].time, TimeNs(1140));
+    QCOMPARE(logs.progress[0].time, TimeNs(1150));
+    QCOMPARE(logs.jobEvents[0].time, TimeNs(1160));
+    QCOMPARE(b.gpus().processes[0].time, TimeNs(1170));
+    QCOMPARE(b.flightRecorder().entries[0].created, TimeNs(1180));
+    QCOMPARE(b.flightRecorder().entries[0].started, TimeNs(1190));
+    QCOMPARE(b.flightRecorder().entries[0].completed, kNoTime);
+    QCOMPARE(b.ooms()[0].time, TimeNs(1200));
 }
 
 void TestModelCore::finishComputesTimeRange()
