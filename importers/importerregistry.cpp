@@ -1,5 +1,6 @@
 #include "importerregistry.h"
 
+#include "flightrecorder/flightrecorderimporter.h"
 #include "kineto/kinetoimporter.h"
 #include "memorysummary/memorysummaryimporter.h"
 #include "nccllog/logimporter.h"
@@ -31,6 +32,7 @@ const ImporterRegistry &ImporterRegistry::instance()
         r.add(std::make_unique<LogImporter>(LogImporter::Kind::JobLog));
         r.add(std::make_unique<SnapshotImporter>());
         r.add(std::make_unique<MemoryTimelineImporter>());
+        r.add(std::make_unique<FlightRecorderImporter>());
         return r;
     }();
     return registry;

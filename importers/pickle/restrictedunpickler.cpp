@@ -72,14 +72,15 @@ public:
     {
         for (;;) {
             const std::size_t at = m_pos;
+            m_op = at;
             const auto op = static_cast<unsigned char>(byte());
             switch (op) {
             case 0x80: byte(); break;                   // PROTO n
             case 0x95: frame(at); break;
             case '.': return finish(at);                // STOP
             case '(': mark(at); break;
-            case '}': push(make(PickleValue::Type::Dict)); break;
-            case ']': push(make(PickleValue::Type::List)); break;
+            case '}': push(m_lastContainer = make(PickleValue::Type::Dict)); break;
+            case ']': push(m_lastContainer = make(PickleValue::Type::List)); break;
             case ')': push(make(PickleValue::Type::Tuple)); break;
             case 'N': push(make(PickleValue::Type::None)); break;
             case 0x88: push(boolean(true)); break;      // NEWTRUE
@@ -204,6 +205,7 @@ private:
             throw Failure("pickle-too-large", "pickle holds more values than the limit allows", m_pos);
         auto v = std::make_shared<PickleValue>();
         v->type = t;
+        v->offset = static_cast<std::int64_t>(m_op);
         m_doc.all.push_back(v);
         return v;
     }
@@ -362,6 +364,50 @@ private:
             throw Failure("pickle-corrupt", "pickle refers to memo entry " + std::to_string(index) + " that was never stored", at);
         push(it->second);
     }
+public:
+    // After a truncation: every MARK still open belongs to the container below it (a dict's
+    // SETITEMS or a list's APPENDS that never came), so each is closed with the items read so far,
+    // innermost first. What sits on a MARK that is not under a dict or list (an unfinished tuple)
+    // is dropped. The value at the bottom of the stack is what the pickle was building.
+    PickleRef salvage()
+    {
+        // A dict or list made by the last opcodes and still empty was waiting for its MARK and items.
+        if (!m_stack.empty() && m_stack.back() == m_lastContainer && m_lastContainer->items.empty()
+            && m_lastContainer->entries.empty())
+            m_lastContainer->partial = true;
+        while (!m_marks.empty()) {
+            const std::size_t mark = m_marks.back();
+            m_marks.pop_back();
+            std::vector<PickleRef> items(std::make_move_iterator(m_stack.begin() + std::ptrdiff_t(mark)),
+                                         std::make_move_iterator(m_stack.end()));
+            m_stack.resize(mark);
+            if (m_stack.empty())
+                break;
+            PickleValue &target = *m_stack.back();
+            if (target.type == PickleValue::Type::Dict) {
+                for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
+                    nest(target, items[i], m_pos);
+                    nest(target, items[i + 1], m_pos);
+                    target.entries.emplace_back(std::move(items[i]), std::move(items[i + 1]));
+                }
+                target.partial = true;
+            } else if (target.type == PickleValue::Type::List) {
+                for (auto &v : items) {
+                    nest(target, v, m_pos);
+                    target.items.push_back(std::move(v));
+                }
+                target.partial = true;
+            }
+        }
+        if (m_stack.empty())
+            return nullptr;
+        // A container the data ended in without a MARK (APPEND/SETITEM style) is unfinished too.
+        if (m_stack.size() > 1 && (m_stack.front()->type == PickleValue::Type::Dict || m_stack.front()->type == PickleValue::Type::List))
+            m_stack.front()->partial = true;
+        return m_stack.front();
+    }
+
+private:
     PickleRef finish(std::size_t at)
     {
         if (m_stack.size() != 1 || !m_marks.empty())
@@ -372,6 +418,8 @@ private:
     std::string_view m_data;
     RestrictedUnpickler::Limits m_limits;
     std::size_t m_pos = 0;
+    std::size_t m_op = 0; // offset of the opcode being run
+    PickleRef m_lastContainer; // the dict or list made last (salvage() needs to know if it was still empty)
     std::size_t m_values = 0;
     std::size_t m_memoNext = 0;
     std::vector<PickleRef> m_stack;
@@ -400,6 +448,27 @@ PickleRef RestrictedUnpickler::load(std::string_view data, const Limits &limits,
     try {
         Machine m(data, limits);
         return m.adopt(m.run());
+    } catch (const Failure &f) {
+        error = {f.code, f.what(), static_cast<std::int64_t>(f.offset)};
+    } catch (const std::bad_alloc &) {
+        error = {"pickle-out-of-memory", "pickle needs more memory than is available", -1};
+    }
+    return nullptr;
+}
+
+PickleRef RestrictedUnpickler::loadPartial(std::string_view data, const Limits &limits, Error &error)
+{
+    try {
+        Machine m(data, limits);
+        try {
+            return m.adopt(m.run());
+        } catch (const Failure &f) {
+            error = {f.code, f.what(), static_cast<std::int64_t>(f.offset)};
+            if (std::string_view(f.code) != "pickle-truncated")
+                return nullptr;
+        }
+        PickleRef root = m.salvage();
+        return root ? m.adopt(std::move(root)) : nullptr;
     } catch (const Failure &f) {
         error = {f.code, f.what(), static_cast<std::int64_t>(f.offset)};
     } catch (const std::bad_alloc &) {

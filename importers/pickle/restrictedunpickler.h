@@ -23,6 +23,8 @@ struct PickleValue {
     enum class Type : std::uint8_t { None, Bool, Int, BigInt, Float, String, Bytes, List, Tuple, Dict };
     Type type = Type::None;
     std::uint32_t depth = 0;     ///< containers nested below this one (0 for scalars and empty containers)
+    bool partial = false;        ///< a container that loadPartial() closed early because the data ended inside it
+    std::int64_t offset = -1;    ///< byte offset of the opcode that made the value (-1 when not from a pickle)
     bool boolean = false;        ///< Type::Bool
     std::int64_t integer = 0;    ///< Type::Int; Type::BigInt keeps the low 64 bits here too
     double real = 0;             ///< Type::Float
@@ -63,6 +65,10 @@ public:
     /// Decodes `data`. On failure returns nullptr and sets `error` to a sentence with the byte offset.
     static PickleRef load(std::string_view data, std::string *error, std::int64_t *errorOffset = nullptr);
     static PickleRef load(std::string_view data, const Limits &limits, Error &error);
+    /// Like load(), but a pickle that ends early (pickle-truncated) still yields what was read: the
+    /// containers still open are closed where the data ends and marked `partial` (a dict drops a key
+    /// left without its value), and `error` says where it ended. Other failures return nullptr.
+    static PickleRef loadPartial(std::string_view data, const Limits &limits, Error &error);
 };
 
 } // namespace rs
