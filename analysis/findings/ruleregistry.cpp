@@ -23,6 +23,7 @@ const RuleRegistry &RuleRegistry::instance()
         r.m_rules.push_back(rules::collectiveDesync());
         r.m_rules.push_back(rules::ncclError());
         r.m_rules.push_back(rules::driverMismatch());
+        r.m_rules.push_back(rules::rankFailure());
         return r;
     }();
     return registry;

@@ -20,5 +20,6 @@ std::unique_ptr<FindingRule> straggler();
 std::unique_ptr<FindingRule> collectiveDesync();
 std::unique_ptr<FindingRule> ncclError();
 std::unique_ptr<FindingRule> driverMismatch();
+std::unique_ptr<FindingRule> rankFailure();
 
 } // namespace rs::rules

@@ -263,7 +263,8 @@ void TestRankRules::rules_data()
 
     expectFinding("desync: extra collective", "extra collective", "collective-desync", M, {2}, kT0 + kStep,
                   "TORCH_NCCL_DESYNC_DEBUG=1", "rank 2 differs");
-    expectFinding("desync: watchdog timeouts", "watchdog timeouts", "collective-desync", H, {0, 1}, kT0 + 9 * kSec,
+    // Ranks 0 and 1 time out on SeqNum 12; rank 2 never reported it: rank 2 is the culprit.
+    expectFinding("desync: watchdog timeouts", "watchdog timeouts", "collective-desync", H, {2}, kT0 + 9 * kSec,
                   "TORCH_NCCL_TRACE_BUFFER_SIZE", "timed out waiting");
     expectNothing("desync: kernels lag", "kernels lag into the next step", "collective-desync");
 
