@@ -18,6 +18,11 @@ const char *alignmentMethodName(AlignmentMethod m)
     return "none";
 }
 
+const char *confidenceName(RankAlignment::Confidence c)
+{
+    return c == RankAlignment::Confidence::Low ? "low" : "high";
+}
+
 const char *memorySourceName(MemorySource s)
 {
     switch (s) {

@@ -30,7 +30,15 @@ struct RankAlignment {
     std::optional<TimeNs> residualNs;              ///< median |error| of the anchors after the offset
     int anchors = 0;                               ///< anchors (collectives, steps) the offset rests on
     RankId reference = 0;                          ///< the rank it was aligned to
+    /// Whether the offset can be trusted: Low when it rests on few anchors, fits them loosely, was
+    /// one of several offsets the collectives allow, or comes from step ends or from nothing.
+    enum class Confidence : std::uint8_t { High, Low };
+    Confidence confidence = Confidence::High;      ///< how far the offset can be trusted
+    std::string confidenceReason;                  ///< why it is Low, in words ("" when High)
+    std::string host;                              ///< host the rank ran on, when a source names it ("" if unknown)
 };
+/// "high", "low".
+const char *confidenceName(RankAlignment::Confidence c);
 
 /// Kinds of evidence of a rank's memory, best first: the order in which RankMetrics takes its peaks.
 enum class MemorySource : std::uint8_t {

@@ -20,6 +20,11 @@ struct Estimate {
 using Collectives = std::vector<const Collective *>;
 using Signature = std::tuple<StringId, StringId, std::int64_t>;
 
+Signature signatureOf(const Collective &c)
+{
+    return {c.op, c.processGroup, c.inNelems};
+}
+
 // The largest group of differences that agree within the tolerance (the densest window of the
 // sorted values, not the window around the overall median: when most pairs are noise, as with
 // point-to-point ops between other peers, the median can sit outside the true cluster).
@@ -56,17 +61,72 @@ int minAnchors(const Collectives &a, const Collectives &b)
     return std::min<int>(2, int(std::min(a.size(), b.size())));
 }
 
-// Exact pairs by c10d sequence number (same process group and op), when both ranks carry them.
+// The reference's collective ends by signature, sorted, for matching by time.
+class EndIndex
+{
+public:
+    explicit EndIndex(const Collectives &ref)
+    {
+        for (const Collective *c : ref)
+            m_ends[signatureOf(*c)].push_back(c->end);
+        for (auto &[sig, ends] : m_ends)
+            std::sort(ends.begin(), ends.end());
+    }
+
+    // Every collective of `other` paired with the reference's collective of the same signature
+    // whose end is nearest to its own end + `offset`, each used once, within the tolerance.
+    // Matching by time rather than by position counts every collective both ranks ran, however many
+    // one of them added or skipped in between; the result is the estimate of those pairs.
+    std::optional<Estimate> at(const Collectives &other, TimeNs offset) const
+    {
+        std::map<Signature, std::vector<bool>> used;
+        std::vector<TimeNs> d;
+        for (const Collective *c : other) {
+            const auto it = m_ends.find(signatureOf(*c));
+            if (it == m_ends.end())
+                continue;
+            const std::vector<TimeNs> &ends = it->second;
+            std::vector<bool> &taken = used[it->first];
+            taken.resize(ends.size());
+            const TimeNs want = c->end + offset;
+            auto pos = std::size_t(std::lower_bound(ends.begin(), ends.end(), want - ClockAlignment::kInlierToleranceNs) - ends.begin());
+            std::size_t best = ends.size();
+            for (; pos < ends.size() && ends[pos] <= want + ClockAlignment::kInlierToleranceNs; ++pos)
+                if (!taken[pos] && (best == ends.size() || std::llabs(ends[pos] - want) < std::llabs(ends[best] - want)))
+                    best = pos;
+            if (best == ends.size())
+                continue;
+            taken[best] = true;
+            d.push_back(ends[best] - c->end);
+        }
+        if (d.empty())
+            return std::nullopt;
+        Estimate e;
+        e.offset = upperMedian(d);
+        std::vector<TimeNs> err;
+        for (TimeNs x : d)
+            err.push_back(std::llabs(x - e.offset));
+        e.residual = upperMedian(err);
+        e.anchors = int(d.size());
+        return e;
+    }
+
+private:
+    std::map<Signature, std::vector<TimeNs>> m_ends;
+};
+
+// Pairs by c10d sequence number: the same process group and Seq is the same collective on every
+// member, whatever either rank ran before it.
 std::optional<Estimate> matchBySeq(const Collectives &ref, const Collectives &other)
 {
-    std::map<std::tuple<StringId, StringId, std::int64_t>, TimeNs> ends;
+    std::map<std::pair<StringId, std::int64_t>, TimeNs> ends;
     for (const Collective *c : ref)
         if (c->seq >= 0)
-            ends.emplace(std::make_tuple(c->processGroup, c->op, c->seq), c->end);
+            ends.emplace(std::make_pair(c->processGroup, c->seq), c->end);
     std::vector<TimeNs> d;
     for (const Collective *c : other)
         if (c->seq >= 0)
-            if (auto it = ends.find(std::make_tuple(c->processGroup, c->op, c->seq)); it != ends.end())
+            if (auto it = ends.find(std::make_pair(c->processGroup, c->seq)); it != ends.end())
                 d.push_back(it->second - c->end);
     auto e = consensus(std::move(d));
     if (!e || e->anchors < std::max(1, minAnchors(ref, other)))
@@ -74,8 +134,26 @@ std::optional<Estimate> matchBySeq(const Collectives &ref, const Collectives &ot
     return e;
 }
 
-// The k-th collective of `other` against the (k+s)-th of `ref`, for every shift s in the window.
-std::optional<Estimate> matchByShift(const Collectives &ref, const Collectives &other, std::optional<TimeNs> prior)
+// What one rank pair's collectives say about their offset.
+struct PairMatch {
+    Estimate e;
+    std::string lowReason; // why the offset is uncertain, "" when it is not
+};
+
+std::string ms(TimeNs ns)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f ms", double(ns) / 1e6);
+    return buf;
+}
+
+// The k-th collective of `other` against the (k+s)-th of `ref`, for every shift s in the window,
+// gives the candidate offsets; each is then scored by matching the collectives by time (EndIndex),
+// so the count of a candidate is every collective it explains, not only those in step with one
+// position shift. The candidate with the most anchors wins; when collectives repeat with one
+// signature (periodic), several agree almost as well and the one closest to the prior wins.
+std::optional<PairMatch> matchByShift(const Collectives &ref, const Collectives &other, const EndIndex &index,
+                                      std::optional<TimeNs> prior)
 {
     if (ref.empty() || other.empty())
         return std::nullopt;
@@ -83,12 +161,8 @@ std::optional<Estimate> matchByShift(const Collectives &ref, const Collectives &
     // without sequence numbers) stay fast: at least 16 shifts either way.
     const std::size_t budget = std::max<std::size_t>(16, 4'000'000 / other.size());
     const int maxShift = int(std::min({std::size_t(ClockAlignment::kMaxShift), std::max(ref.size(), other.size()), budget}));
-    struct Candidate {
-        int shift;
-        Estimate e;
-    };
-    std::vector<Candidate> candidates;
-    int best = 0;
+    std::vector<Estimate> raw;
+    int rawBest = 0;
     for (int s = -maxShift; s <= maxShift; ++s) {
         std::vector<TimeNs> d;
         for (std::size_t k = 0; k < other.size(); ++k) {
@@ -97,46 +171,72 @@ std::optional<Estimate> matchByShift(const Collectives &ref, const Collectives &
                 continue;
             const Collective &a = *ref[std::size_t(j)];
             const Collective &b = *other[k];
-            if (Signature(a.op, a.processGroup, a.inNelems) == Signature(b.op, b.processGroup, b.inNelems))
+            if (signatureOf(a) == signatureOf(b))
                 d.push_back(a.end - b.end);
         }
         if (auto e = consensus(std::move(d))) {
-            best = std::max(best, e->anchors);
-            candidates.push_back({s, *e});
+            rawBest = std::max(rawBest, e->anchors);
+            raw.push_back(*e);
         }
     }
     const int need = minAnchors(ref, other);
-    if (best < need || best == 0)
+    if (rawBest < need || rawBest == 0)
         return std::nullopt;
-    // Shifts that agree nearly as well as the best one (>= 80 % of its pairs) are ambiguous
-    // alternatives only when the collectives repeat; the prior decides between them.
+    // Candidates worth scoring: a shift that explains under half of the best one's pairs is noise.
+    // Offsets within the tolerance of one already scored are the same candidate.
+    std::vector<Estimate> candidates;
+    std::sort(raw.begin(), raw.end(), [](const Estimate &a, const Estimate &b) { return a.anchors > b.anchors; });
+    for (const Estimate &r : raw) {
+        if (r.anchors * 2 < rawBest)
+            break;
+        if (std::any_of(candidates.begin(), candidates.end(),
+                        [&](const Estimate &c) { return std::llabs(c.offset - r.offset) <= ClockAlignment::kInlierToleranceNs; }))
+            continue;
+        if (auto e = index.at(other, r.offset))
+            candidates.push_back(e->anchors >= r.anchors ? *e : r);
+    }
+    int best = 0;
+    for (const Estimate &c : candidates)
+        best = std::max(best, c.anchors);
+    if (best < need)
+        return std::nullopt;
+    // Offsets that agree nearly as well as the best one (>= 80 % of its pairs) are ambiguous
+    // alternatives; the prior decides between them.
     const int close = std::max(need, (best * 4 + 4) / 5);
-    const Candidate *pick = nullptr;
-    auto better = [&](const Candidate &c) {
+    const Estimate *pick = nullptr;
+    auto better = [&](const Estimate &c) {
         if (!pick)
             return true;
         if (prior) {
-            const TimeNs dc = std::llabs(c.e.offset - *prior), dp = std::llabs(pick->e.offset - *prior);
+            const TimeNs dc = std::llabs(c.offset - *prior), dp = std::llabs(pick->offset - *prior);
             if (dc != dp)
                 return dc < dp;
         }
-        if (c.e.anchors != pick->e.anchors)
-            return c.e.anchors > pick->e.anchors;
-        return std::abs(c.shift) < std::abs(pick->shift);
+        if (c.anchors != pick->anchors)
+            return c.anchors > pick->anchors;
+        return std::llabs(c.offset) < std::llabs(pick->offset);
     };
-    for (const Candidate &c : candidates)
-        if (c.e.anchors >= (prior ? close : best) && better(c))
+    for (const Estimate &c : candidates)
+        if (c.anchors >= (prior ? close : best) && better(c))
             pick = &c;
-    return pick->e;
+    PairMatch m{*pick, {}};
+    for (const Estimate &c : candidates)
+        if (&c != pick && c.anchors >= close && std::llabs(c.offset - pick->offset) > ClockAlignment::kInlierToleranceNs) {
+            m.lowReason = std::to_string(c.anchors) + " collectives also fit an offset " + ms(c.offset - pick->offset)
+                + " away (they repeat); " + (prior ? "the prior" : "the larger count") + " decided";
+            break;
+        }
+    return m;
 }
 
-// Offset from step ends with the same ProfilerStep number.
+// Offset from step ends with the same ProfilerStep number. A cut-off step ends where its rank
+// stopped, not at the step's barrier: it says nothing about the clock.
 std::optional<Estimate> matchSteps(const Rank &ref, const Rank &other)
 {
     std::vector<TimeNs> d;
     for (const Step &a : ref.steps)
         for (const Step &b : other.steps)
-            if (a.number == b.number)
+            if (a.number == b.number && !a.incomplete && !b.incomplete)
                 d.push_back(a.range.end - b.range.end);
     if (d.empty())
         return std::nullopt;
@@ -158,7 +258,47 @@ bool rankHasClock(const Session &s, const Rank &r)
     return false;
 }
 
+std::string unquoted(std::string v)
+{
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
+        v = v.substr(1, v.size() - 2);
+    return v;
+}
+
 } // namespace
+
+std::map<RankId, std::string> ClockAlignment::hosts(const Session &session)
+{
+    std::map<RankId, std::string> named;
+    std::map<RankId, bool> conflict;
+    auto note = [&](RankId rank, const std::string &host) {
+        if (rank < 0 || host.empty())
+            return;
+        auto [it, added] = named.emplace(rank, host);
+        if (!added && it->second != host)
+            conflict[rank] = true;
+    };
+    // NCCL's Init lines name the host of every member; the rank they print is the global rank only
+    // in the communicator of the whole job (the largest one).
+    std::int32_t world = 0;
+    for (const NcclCommInfo &c : session.logs().comms)
+        world = std::max(world, c.nranks);
+    for (const Rank &r : session.ranks())
+        world = std::max(world, r.worldSize);
+    for (const NcclCommInfo &c : session.logs().comms)
+        if (c.nranks == world)
+            note(c.rank, c.host);
+    for (const ChildFailure &f : session.logs().failures)
+        note(f.rank, f.host);
+    for (const LogProcess &p : session.logs().processes)
+        note(p.rank, p.host);
+    for (const Source &s : session.sources())
+        if (s.ranks.size() == 1)
+            note(s.ranks.front(), unquoted(s.metadataValue("hostname")));
+    for (const auto &[rank, bad] : conflict)
+        named.erase(rank);
+    return named;
+}
 
 std::vector<RankAlignment> ClockAlignment::align(const Session &session, const std::map<RankId, TimeNs> &overrides)
 {
@@ -172,6 +312,13 @@ std::vector<RankAlignment> ClockAlignment::align(const Session &session, const s
     std::map<RankId, bool> clock;
     for (const Rank &r : ranks)
         clock[r.id] = rankHasClock(session, r);
+    const std::map<RankId, std::string> host = hosts(session);
+    auto hostOf = [&host](RankId r) {
+        auto it = host.find(r);
+        return it == host.end() ? std::string() : it->second;
+    };
+    // Two ranks read one clock when they ran on one host and both sources carry it.
+    auto shareClock = [&](RankId a, RankId b) { return clock[a] && clock[b] && !hostOf(a).empty() && hostOf(a) == hostOf(b); };
     auto collOf = [&coll](RankId r) -> const Collectives & {
         static const Collectives none;
         auto it = coll.find(r);
@@ -204,8 +351,51 @@ std::vector<RankAlignment> ClockAlignment::align(const Session &session, const s
                                 : (collOf(ref->id).empty() ? AlignmentMethod::WallClock : AlignmentMethod::Collectives);
     if (!collOf(ref->id).empty())
         r0.residualNs = 0;
+    if (r0.method == AlignmentMethod::None) {
+        r0.confidence = RankAlignment::Confidence::Low;
+        r0.confidenceReason = "no clock: the other ranks are placed against this trace's own time base";
+    }
 
-    // Collectives, transitively: a rank may match any rank already aligned by collectives.
+    // One rank against one already aligned: the offset between them and how far it can be trusted.
+    auto matchPair = [&](const Rank &k, const Rank &r) -> std::optional<PairMatch> {
+        const Collectives &a = collOf(k.id), &b = collOf(r.id);
+        const EndIndex index(a);
+        const int need = minAnchors(a, b);
+        // One host, one clock: the processes' profiler clocks differ by well under a millisecond,
+        // so the offset is what the collectives that end together at zero say, within the
+        // tolerance. A rank that ran extra collectives must not pull it a collective period away.
+        if (shareClock(k.id, r.id))
+            if (auto z = index.at(b, 0); z && z->anchors >= need)
+                return PairMatch{*z, {}};
+        // Sequence numbers name the collective exactly, unless a rank's counter ran ahead of the
+        // collectives its peers joined: then the wall clocks (when both have one) line up more
+        // collective ends than the sequence numbers do, and they win.
+        if (auto e = matchBySeq(a, b)) {
+            PairMatch m{*e, {}};
+            if (shareClock(k.id, r.id))
+                m.lowReason = "shares host " + hostOf(r.id) + " with rank " + std::to_string(k.id)
+                    + ", yet their collectives do not agree at one clock";
+            if (auto t = index.at(b, e->offset); t && t->anchors > m.e.anchors)
+                m.e = *t;
+            if (clock[k.id] && clock[r.id] && std::llabs(m.e.offset) > kInlierToleranceNs)
+                if (auto z = index.at(b, 0); z && z->anchors > m.e.anchors)
+                    m.e = *z;
+            return m;
+        }
+        std::optional<TimeNs> prior;
+        if (auto st = matchSteps(k, r))
+            prior = st->offset;
+        else if (clock[k.id] && clock[r.id])
+            prior = 0;
+        auto m = matchByShift(a, b, index, prior);
+        if (m && shareClock(k.id, r.id))
+            m->lowReason = "shares host " + hostOf(r.id) + " with rank " + std::to_string(k.id)
+                + ", yet their collectives do not agree at one clock";
+        return m;
+    };
+
+    // Collectives, transitively: a rank may match any rank already aligned by collectives, those
+    // that share its clock first.
     std::vector<const Rank *> viaCollectives;
     if (!collOf(ref->id).empty())
         viaCollectives.push_back(ref);
@@ -214,27 +404,33 @@ std::vector<RankAlignment> ClockAlignment::align(const Session &session, const s
         for (const Rank &r : ranks) {
             if (est.count(r.id) || collOf(r.id).empty())
                 continue;
-            for (std::size_t i = 0; i < viaCollectives.size() && !est.count(r.id); ++i) {
-                const Rank *k = viaCollectives[i];
-                std::optional<TimeNs> prior;
-                if (auto st = matchSteps(*k, r))
-                    prior = st->offset;
-                else if (clock[k->id] && clock[r.id])
-                    prior = 0;
-                auto e = matchBySeq(collOf(k->id), collOf(r.id));
-                if (!e)
-                    e = matchByShift(collOf(k->id), collOf(r.id), prior);
-                if (!e || !plausible(k->id, r.id, e->offset))
+            std::vector<const Rank *> order = viaCollectives;
+            std::stable_partition(order.begin(), order.end(), [&](const Rank *k) { return shareClock(k->id, r.id); });
+            for (const Rank *k : order) {
+                auto m = matchPair(*k, r);
+                if (!m || !plausible(k->id, r.id, m->e.offset))
                     continue;
+                const RankAlignment &base = est[k->id];
                 RankAlignment a;
                 a.rank = r.id;
                 a.reference = k->id;
-                a.offsetNs = e->offset + est[k->id].offsetNs;
-                a.residualNs = e->residual;
-                a.anchors = e->anchors;
+                a.offsetNs = m->e.offset + base.offsetNs;
+                a.residualNs = m->e.residual;
+                a.anchors = m->e.anchors;
                 a.method = AlignmentMethod::Collectives;
+                if (!m->lowReason.empty())
+                    a.confidenceReason = m->lowReason;
+                else if (a.anchors < kMinConfidentAnchors)
+                    a.confidenceReason = "only " + std::to_string(a.anchors) + " collectives matched";
+                else if (m->e.residual > kMaxConfidentResidualNs)
+                    a.confidenceReason = "collective ends still disagree by " + ms(m->e.residual) + " (median) after the offset";
+                else if (base.confidence == RankAlignment::Confidence::Low)
+                    a.confidenceReason = "aligned through rank " + std::to_string(k->id) + ", whose offset is uncertain";
+                if (!a.confidenceReason.empty())
+                    a.confidence = RankAlignment::Confidence::Low;
                 est[r.id] = a;
                 progress = true;
+                break;
             }
             if (est.count(r.id))
                 viaCollectives.push_back(&r);
@@ -249,21 +445,34 @@ std::vector<RankAlignment> ClockAlignment::align(const Session &session, const s
             a.rank = r.id;
             a.reference = ref->id;
             const auto st = matchSteps(*ref, r);
-            if (st && (!clock[r.id] || std::llabs(st->offset) > kStepTrustNs) && plausible(ref->id, r.id, st->offset)) {
+            if (st && !shareClock(ref->id, r.id) && (!clock[r.id] || std::llabs(st->offset) > kStepTrustNs)
+                && plausible(ref->id, r.id, st->offset)) {
                 a.offsetNs = st->offset;
                 a.residualNs = st->residual;
                 a.anchors = st->anchors;
                 a.method = AlignmentMethod::Steps;
+                a.confidence = RankAlignment::Confidence::Low;
+                a.confidenceReason = "step ends only (steps do not end together exactly)";
             } else {
                 a.method = clock[r.id] ? AlignmentMethod::WallClock : AlignmentMethod::None;
+                if (!clock[r.id]) {
+                    a.confidence = RankAlignment::Confidence::Low;
+                    a.confidenceReason = "no clock and nothing to anchor it";
+                } else if (!collOf(r.id).empty()) {
+                    a.confidence = RankAlignment::Confidence::Low;
+                    a.confidenceReason = "its collectives match no other rank's: its own wall clock is used unchecked";
+                }
             }
         }
+        a.host = hostOf(r.id);
         // A user's offset replaces this rank's estimate; it never moves the other ranks.
         if (auto it = overrides.find(r.id); it != overrides.end()) {
             a.offsetNs = it->second;
             a.method = AlignmentMethod::User;
             a.residualNs.reset();
             a.anchors = 0;
+            a.confidence = RankAlignment::Confidence::High;
+            a.confidenceReason.clear();
         }
         out.push_back(a);
     }

@@ -5,14 +5,24 @@
 // reference rank; ProfilerStep ends are a weaker anchor used only when collectives are missing and
 // the clocks clearly disagree (or a rank has no clock at all).
 //
-// Matching collectives: when both ranks carry c10d sequence numbers, the pairs are exact (same
-// process group, op and Seq). Otherwise the k-th collective of one rank is tried against the
-// (k+s)-th of the other for shifts s in a window (traces may cover different windows), only pairs
-// whose signature (op, process group, element count) agree count, and each shift's offset is the
-// median of the pairs that agree within 1 ms. The shift with the most such pairs wins; when
-// collectives repeat with one signature (periodic), several shifts agree almost as well and the
-// one closest to a prior wins: the step-end offset when both ranks recorded steps, else the wall
-// clock when both have one. The residual is the median absolute error of the pairs.
+// Matching collectives: ranks that ran on one host (NCCL's Init lines, a launcher's failure report
+// or a trace's metadata name it) and whose sources both carry that host's clock share one clock:
+// their offset is what the collective ends that agree near zero say (within the 1 ms tolerance:
+// processes' profiler clocks on one node differ by microseconds), and a rank that ran extra
+// collectives cannot pull it a collective period away. Otherwise, when both ranks carry c10d
+// sequence numbers, the pairs are exact (same process group and Seq). Otherwise the k-th
+// collective of one rank is tried against the (k+s)-th of the other for shifts s in a window (traces
+// may cover different windows) and each shift's consensus offset (pairs with one signature — op,
+// process group, element count — that agree within 1 ms) is a candidate. Each candidate is scored by
+// matching collectives by time, not by position, so a rank that skipped or added collectives does
+// not split the count between two shifts. The candidate with the most anchors wins; when collectives
+// repeat with one signature (periodic), several agree almost as well and the one closest to a prior
+// wins: the step-end offset when both ranks recorded steps, else the wall clock when both have one.
+// The residual is the median absolute error of the pairs.
+//
+// Confidence: an offset is Low when it rests on few collectives, leaves a large residual, was one
+// of several candidates the repeating collectives allow, comes from step ends alone or from nothing,
+// or composes through a rank that is Low itself.
 //
 // A rank that shares no collectives with the reference (another process group) is matched to any
 // rank already aligned, and the offsets compose. Between two ranks that both carry wall clocks, an
@@ -23,6 +33,7 @@
 #include "session.h"
 
 #include <map>
+#include <string>
 
 namespace rs {
 
@@ -40,6 +51,16 @@ public:
     static constexpr TimeNs kMaxClockSkewNs = 3'600'000'000'000;
     /// How far (in collectives) the shift search looks when sequence numbers are missing.
     static constexpr int kMaxShift = 256;
+    /// Fewer matched collectives than this make an offset Low confidence.
+    static constexpr int kMinConfidentAnchors = 4;
+    /// A median residual above this makes an offset Low confidence (one collective's kernels end
+    /// within tens of microseconds on every member).
+    static constexpr TimeNs kMaxConfidentResidualNs = 250'000;
+
+    /// The host each rank ran on, where a source names it (NCCL Init lines of the whole job's
+    /// communicator, launcher failure reports, a "hostname" trace metadata key); ranks named with
+    /// two different hosts are left out.
+    static std::map<RankId, std::string> hosts(const Session &session);
 };
 
 } // namespace rs

@@ -19,7 +19,22 @@ struct MetricDef {
     // Values from different kinds of evidence are not compared with each other (a trace's peak
     // covers its profiled steps, a memory_summary's the whole process): null when all are alike.
     std::function<int(const RankMetrics &)> kind = nullptr;
+    // Only values above the median diverge (arriving early at a collective is no fault), and they
+    // must be at least this far above it in the metric's unit: a difference that matters to a step.
+    bool onlyAbove = false;
+    std::function<double(const std::vector<RankMetrics> &)> minDiff = nullptr;
 };
+
+// Lateness that matters: at least 1 ms and 1 % of the job's median step (the median over ranks
+// of their median steps), so launch jitter and sub-millisecond skew stay silent.
+double materialLateness(const std::vector<RankMetrics> &metrics)
+{
+    std::vector<double> steps;
+    for (const RankMetrics &m : metrics)
+        if (m.stepTimeMedianNs)
+            steps.push_back(double(*m.stepTimeMedianNs));
+    return std::max(double(RankDivergence::kMinLatenessNs), RankDivergence::kMinLatenessStepFraction * median(steps));
+}
 
 template <typename T>
 std::optional<double> asDouble(const std::optional<T> &v)
@@ -37,7 +52,8 @@ const std::vector<MetricDef> &definitions()
         {"gpu_used_peak_bytes", [](const RankMetrics &m) { return asDouble(m.gpuUsedPeakBytes); }, false, "GPU memory used"},
         {"step_time_median_ns", [](const RankMetrics &m) { return asDouble(m.stepTimeMedianNs); }, false, "median step time"},
         {"input_elements", [](const RankMetrics &m) { return asDouble(m.inputElements); }, false, "input elements"},
-        {"collective_lateness_ns", [](const RankMetrics &m) { return asDouble(m.collectiveLatenessNs); }, false, "arrival delay at collectives"},
+        {"collective_lateness_ns", [](const RankMetrics &m) { return asDouble(m.collectiveLatenessNs); }, false, "arrival delay at collectives",
+         nullptr, true, materialLateness},
         {"steps", [](const RankMetrics &m) { return asDouble(m.steps); }, true, "steps"},
         {"micro_batches", [](const RankMetrics &m) { return asDouble(m.microBatches); }, true, "micro-batches"},
         {"collectives", [](const RankMetrics &m) { return asDouble(m.collectives); }, true, "collectives"},
@@ -59,7 +75,8 @@ std::string human(const char *key, double v)
 }
 
 // The divergences of one metric among ranks whose values are comparable.
-void compareGroup(const MetricDef &def, const std::vector<std::pair<RankId, double>> &values, std::vector<Divergence> &out)
+void compareGroup(const MetricDef &def, const std::vector<std::pair<RankId, double>> &values, double minDiff,
+                  std::vector<Divergence> &out)
 {
     if (values.size() < 3)
         return;
@@ -102,7 +119,8 @@ void compareGroup(const MetricDef &def, const std::vector<std::pair<RankId, doub
     const double mad = median(dev);
     for (const auto &[rank, v] : values) {
         const double diff = v - med;
-        if (std::fabs(diff) < RankDivergence::kMinRelativeDiff * std::max(std::fabs(med), 1.0))
+        if (std::fabs(diff) < RankDivergence::kMinRelativeDiff * std::max(std::fabs(med), 1.0) || std::fabs(diff) < minDiff
+            || (def.onlyAbove && diff <= 0))
             continue;
         // MAD 0 means every other rank agrees exactly: any real difference is an outlier.
         const double z = mad > 0 ? diff / (1.4826 * mad) : (diff > 0 ? 100.0 : -100.0);
@@ -130,8 +148,9 @@ std::vector<Divergence> RankDivergence::find(const std::vector<RankMetrics> &met
         for (const RankMetrics &m : metrics)
             if (auto v = def.get(m))
                 groups[def.kind ? def.kind(m) : 0].emplace_back(m.rank, *v);
+        const double minDiff = def.minDiff ? def.minDiff(metrics) : 0.0;
         for (const auto &[kind, values] : groups)
-            compareGroup(def, values, out);
+            compareGroup(def, values, minDiff, out);
     }
     std::stable_sort(out.begin(), out.end(),
                      [](const Divergence &a, const Divergence &b) { return std::fabs(a.score) > std::fabs(b.score); });

@@ -303,15 +303,20 @@ std::vector<RankMetrics> RankMetricsBuilder::build(const Session &session, const
         // Steps and micro-batches.
         if (!rank.steps.empty()) {
             m.steps = std::int64_t(rank.steps.size());
+            // A cut-off step (the rank crashed or the trace ended inside it) is a fragment, not a
+            // fast step: the step time is that of the steps the rank completed.
             std::vector<TimeNs> d;
             for (const Step &s : rank.steps)
-                d.push_back(s.range.duration());
-            const TimeNs med = upperMedian(d);
-            std::vector<TimeNs> dev;
-            for (TimeNs x : d)
-                dev.push_back(std::llabs(x - med));
-            m.stepTimeMedianNs = med;
-            m.stepTimeMadNs = upperMedian(dev);
+                if (!s.incomplete)
+                    d.push_back(s.range.duration());
+            if (!d.empty()) {
+                const TimeNs med = upperMedian(d);
+                std::vector<TimeNs> dev;
+                for (TimeNs x : d)
+                    dev.push_back(std::llabs(x - med));
+                m.stepTimeMedianNs = med;
+                m.stepTimeMadNs = upperMedian(dev);
+            }
             std::int64_t batches = 0, elements = 0;
             bool anyElements = false;
             for (const Step &s : rank.steps) {

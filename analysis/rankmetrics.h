@@ -9,6 +9,9 @@
 // rankscope summary. Every kind is kept in RankMetrics::memoryReadings, so a reader can compare
 // them. OOMs are counted by OomIncidents, once per failure.
 //
+// Step time (median, MAD) covers the steps a rank completed: a cut-off last step (Step::incomplete)
+// counts as a step but not as a duration.
+//
 // Micro-batches are counted from the DataLoader's `__next__` record_function spans inside each
 // ProfilerStep (one per batch fetched); input elements are the product of the first "Input Dims"
 // entry of the first op after each fetch (the copy of the batch to the GPU). Traces without those

@@ -6,6 +6,11 @@
 //  - a large reserved − allocated gap when allocated peaked (trace counters at that moment, or the
 //    Peak columns of a memory_summary), under memory pressure or larger than the healthy peers';
 //  - cudaMalloc retries, only as support, or alone when nothing tells the gap.
+// Severity follows the evidence: High only when the idle memory could have served the failed
+// request, or when non-releasable memory is large against the GPU or the healthy peers under
+// memory pressure; retries alone are Low. A rank that held less reserved-but-unallocated memory
+// than its healthy peers (same kind of reading) is not fragmented, whatever else it shows, unless
+// its own OOM proves it.
 // What a memory_summary holds when printed is not evidence: after an OOM (or between steps) the
 // tensors are freed and their memory stays cached, so Cur Usage shows reserved ≫ allocated in a
 // healthy allocator. Only the peaks say how much was held beyond what was ever in use.
@@ -50,6 +55,10 @@ public:
             const bool pressure = oom || (cap > 0 && m.peakReservedBytes && *m.peakReservedBytes >= cap * 85 / 100);
             const Severity weight = pressure ? Severity::Medium : Severity::Low;
 
+            // The gap no larger than the healthy peers' is how this job allocates: only the OOM's
+            // own numbers (idle memory that would have served the request) can still show
+            // fragmentation then.
+            const bool underPeers = gapUnderPeers(ctx, m, oomOf);
             if (oom && oom->event && oom->event->reserved >= 0 && oom->event->allocated >= 0) {
                 const std::int64_t idle = oom->event->reserved - oom->event->allocated;
                 if (oom->event->requested > 0 && idle >= oom->event->requested) {
@@ -59,7 +68,7 @@ public:
                                                                  + formatBytes(oom->event->requested)
                                                                  + " was requested: the free memory was split into pieces too small"));
                     f.timeNs = oom->alignedTime != kNoTime ? std::optional<TimeNs>(oom->alignedTime) : std::nullopt;
-                } else if (cap > 0 && idle >= cap / 10) {
+                } else if (cap > 0 && idle >= cap / 10 && !underPeers) {
                     sev = std::max(sev, Severity::Medium);
                     f.evidence.push_back(ctx.derived(m.rank, formatBytes(idle) + " reserved but unallocated at the OOM"));
                 }
@@ -77,18 +86,18 @@ public:
                 const std::string where = ctx.session.sources()[s.source].path + ":" + std::to_string(s.line);
                 const bool now = nr->current >= GiB && nr->current * 10 >= res->current;
                 const bool atPeak = nr->peak >= GiB && res->peak > 0 && nr->peak * 10 >= res->peak;
-                if (now || atPeak) {
-                    sev = std::max(sev, weight);
+                if ((now || atPeak) && !underPeers) {
                     const std::int64_t v = now ? nr->current : nr->peak, of = now ? res->current : res->peak;
+                    sev = std::max(sev, pressure && nonReleasableLarge(ctx, m, v, oomOf) ? Severity::High : weight);
                     f.evidence.push_back(ctx.derived(m.rank, where + ": memory_summary shows " + formatBytes(v) + " non-releasable of "
                                                                  + formatBytes(of) + " reserved" + (now ? "" : " (peaks)")));
                 }
             }
             const bool summarised = std::any_of(ctx.session.memorySummaries().begin(), ctx.session.memorySummaries().end(),
                                                 [&](const MemorySummary &s) { return s.rank == m.rank; });
-            if (!summarised && m.nonReleasableBytes && m.peakReservedBytes
+            if (!summarised && !underPeers && m.nonReleasableBytes && m.peakReservedBytes
                 && *m.nonReleasableBytes >= GiB && *m.nonReleasableBytes * 10 >= *m.peakReservedBytes) {
-                sev = std::max(sev, weight);
+                sev = std::max(sev, pressure && nonReleasableLarge(ctx, m, *m.nonReleasableBytes, oomOf) ? Severity::High : weight);
                 f.evidence.push_back(ctx.derived(m.rank, "the allocator snapshot shows " + formatBytes(*m.nonReleasableBytes)
                                                              + " free inside split segments (non-releasable) of "
                                                              + formatBytes(*m.peakReservedBytes) + " reserved"));
@@ -97,7 +106,7 @@ public:
             // The gap when allocated peaked, weighed against the healthy peers that read it from the
             // same kind of evidence: a gap every rank shares is how this job allocates.
             const Gap gap = gapOf(ctx, m, oomOf);
-            if (gap.known && gap.large) {
+            if (gap.known && gap.large && !underPeers) {
                 sev = std::max(sev, weight);
                 std::string text = gapText(m, gap);
                 if (gap.peers > 0)
@@ -108,7 +117,8 @@ public:
             }
 
             // Retries: the allocator found no cached block that fit, freed its cache and tried
-            // cudaMalloc again. Under pressure that is normal; with a small gap it says nothing more.
+            // cudaMalloc again. Under pressure that is normal; with a small gap it says nothing more,
+            // and alone it is a hint (Low), not a diagnosis.
             for (const MemorySummary &s : ctx.session.memorySummaries()) {
                 if (s.rank != m.rank || s.allocRetries <= 0)
                     continue;
@@ -117,8 +127,8 @@ public:
                     + " cudaMalloc retries (the allocator emptied its cache to find room)";
                 if (!f.evidence.empty())
                     f.evidence.push_back(ctx.derived(m.rank, text));
-                else if (!gap.known) {
-                    sev = std::max(sev, weight);
+                else if (!gap.known && !underPeers) {
+                    sev = std::max(sev, Severity::Low);
                     f.evidence.push_back(ctx.derived(m.rank, text));
                 }
             }
@@ -134,6 +144,44 @@ public:
     }
 
 private:
+    // Reserved − allocated of `m` no larger than the median of its healthy peers', compared on the
+    // best kind of reading both have (a memory_summary's peaks are not a trace's moment).
+    template <typename OomOf>
+    static bool gapUnderPeers(const RuleContext &ctx, const RankMetrics &m, OomOf &&oomOf)
+    {
+        for (const MemoryReading &own : m.memoryReadings) {
+            if (!own.idleBytes)
+                continue;
+            std::vector<double> peers;
+            for (const RankMetrics &p : ctx.metrics)
+                if (p.rank != m.rank && !oomOf(p.rank))
+                    for (const MemoryReading &r : p.memoryReadings)
+                        if (r.source == own.source && r.idleBytes)
+                            peers.push_back(double(*r.idleBytes));
+            if (!peers.empty())
+                return double(*own.idleBytes) <= median(peers);
+        }
+        return false;
+    }
+
+    // Non-releasable memory that is large against the GPU (>= 10 % of it) or against the healthy
+    // peers (twice their median and a GiB more).
+    template <typename OomOf>
+    static bool nonReleasableLarge(const RuleContext &ctx, const RankMetrics &m, std::int64_t bytes, OomOf &&oomOf)
+    {
+        const std::int64_t cap = ctx.capacity(m.rank);
+        if (cap > 0 && bytes * 10 >= cap)
+            return true;
+        std::vector<double> peers;
+        for (const RankMetrics &p : ctx.metrics)
+            if (p.rank != m.rank && !oomOf(p.rank) && (p.nonReleasableBytes || p.nonReleasablePeakBytes))
+                peers.push_back(double(std::max(p.nonReleasableBytes.value_or(0), p.nonReleasablePeakBytes.value_or(0))));
+        if (peers.empty())
+            return false;
+        const double med = median(peers);
+        return double(bytes) >= 2 * med && double(bytes) - med >= double(GiB);
+    }
+
     struct Gap {
         bool known = false;   // the rank's reserved − allocated at its peak (or at the OOM) is known
         bool large = false;   // and it is fragmentation: large, under pressure or beyond the peers

@@ -23,6 +23,8 @@ struct Step {
     TimeRange range;         ///< host-side span of the step
     TrackId track = kNoTrack; ///< the CPU thread that recorded it
     bool fromLog = false;    ///< read from a training log's per-step line, not a profiler's ProfilerStep span
+    bool incomplete = false; ///< cut off: its span never closed, the rank's OOM or failure falls in it, or its
+                             ///< rank's data ends with it while a peer's same step goes on (StepCompleteness)
 };
 
 /// One collective (NCCL/RCCL kernel) with the c10d metadata copied onto it.

@@ -1,5 +1,7 @@
 #include "sessionbuilder.h"
 
+#include "stepcompleteness.h"
+
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -365,6 +367,7 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
     std::stable_sort(s.m_collectives.begin(), s.m_collectives.end(), [](const Collective &a, const Collective &b) {
         return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
     });
+    StepCompleteness::mark(s.m_ranks, s);
     return session;
 }
 

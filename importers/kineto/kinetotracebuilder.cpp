@@ -438,6 +438,16 @@ void KinetoTraceBuilder::closeUnmatched()
                             open.args, 0, static_cast<std::uint16_t>(open.flags | SpanFlagUnmatched)};
             m_out.addSpan(open.track, span); // shown, but not counted: §3 counts matched pairs only
             ++m_unmatched;
+            // A ProfilerStep the trace ended inside is still a step of its rank, a cut-off one.
+            if ((open.flags & SpanFlagStep) && !(open.flags & SpanFlagGpu)) {
+                const std::string_view name = m_out.str(open.name);
+                std::int64_t number = 0;
+                const auto digits = name.substr(name.find('#') + 1);
+                std::from_chars(digits.data(), digits.data() + digits.size(), number);
+                Step step{number, {span.start, span.end()}, open.track};
+                step.incomplete = true;
+                m_out.addStep(step);
+            }
         }
         stack.clear();
     }

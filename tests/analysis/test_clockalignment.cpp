@@ -80,6 +80,49 @@ RankTrace syntheticRank(RankId rank, TimeNs skew, int first, int count, bool wit
     return t;
 }
 
+// A one-node style job of four ranks: 24 allreduces 4.7 ms apart in a 4-bucket size cycle, a
+// 40 ms pause after the sixth, every kernel end within ±3 µs of its peers'. Rank 2 took an extra
+// micro-batch: four more allreduces of its own in the pause. With `seqAhead` its c10d counter
+// counts them, so its later collectives carry sequence numbers four above its peers'.
+// `skew2` moves rank 2's clock; `hosts` names each rank's host through NCCL Init lines.
+std::vector<SourceBuilder> extraMicroBatchJob(bool withSeq, bool seqAhead, TimeNs skew2, const std::vector<std::string> &hosts)
+{
+    const std::int64_t sizes[4] = {25'165'824, 37'757'952, 151'047'168, 12'582'912};
+    auto timeOf = [](int k) { return kT0 + k * 4700'000 + (k >= 6 ? 40 * kMs : 0); };
+    std::vector<SourceBuilder> out;
+    for (RankId r = 0; r < 4; ++r) {
+        RankTrace t(r);
+        const TimeNs skew = r == 2 ? skew2 : 0;
+        const TimeNs jitter = (r % 2 ? 3000 : -3000);
+        for (int k = 0; k < 24; ++k) {
+            const std::int64_t seq = !withSeq ? -1 : (r == 2 && seqAhead && k >= 6 ? k + 4 : k);
+            t.collective(timeOf(k) + skew + jitter, 2 * kMs, sizes[k % 4], seq);
+            if (r == 2 && k == 5)
+                for (int j = 0; j < 4; ++j)
+                    t.collective(timeOf(5) + 5 * kMs + j * 4700'000 + skew, 2 * kMs, sizes[j], withSeq && seqAhead ? 6 + j : -1);
+        }
+        out.push_back(t.take());
+    }
+    if (!hosts.empty()) {
+        JobLog log("torchrun.log");
+        for (RankId r = 0; r < 4; ++r) {
+            NcclCommInfo c;
+            c.rank = r;
+            c.nranks = 4;
+            c.cudaDev = r;
+            c.commId = "0x245d";
+            c.host = hosts[std::size_t(r)];
+            c.pid = 48211 + r;
+            c.complete = true;
+            c.line = log.record(r, "NCCL INFO comm 0x55 rank " + std::to_string(r) + " nranks 4 - Init COMPLETE",
+                                LogFlagNcclInit, LogKind::Nccl);
+            log.logs().comms.push_back(c);
+        }
+        out.push_back(log.take());
+    }
+    return out;
+}
+
 } // namespace
 
 class TestClockAlignment : public QObject
@@ -97,6 +140,12 @@ private Q_SLOTS:
     void unrelatedTracesKeepWallClock();
     void transitiveThroughOtherGroup();
     void longTraceWithoutSeq();
+    void extraCollectives_data();
+    void extraCollectives();
+    void hostsFromNcclInit();
+    void demoIncidentOneNode();
+    void confidence_data();
+    void confidence();
 };
 
 void TestClockAlignment::realShifted_data()
@@ -344,6 +393,166 @@ void TestClockAlignment::longTraceWithoutSeq()
     QCOMPARE(a[1].method, AlignmentMethod::Collectives);
     QCOMPARE(a[1].anchors, 19995);
     QVERIFY(std::llabs(a[1].offsetNs + 1250 * kMs) <= 40'000);
+}
+
+void TestClockAlignment::extraCollectives_data()
+{
+    QTest::addColumn<bool>("withSeq");
+    QTest::addColumn<bool>("seqAhead");
+    QTest::addColumn<qint64>("skew");  // rank 2's clock ahead of its peers'
+    QTest::addColumn<QStringList>("hosts");
+    QTest::addColumn<qint64>("offset"); // expected offset of rank 2
+    QTest::addColumn<bool>("confident");
+    const QStringList oneNode{"gpu-node-07", "gpu-node-07", "gpu-node-07", "gpu-node-07"};
+    const QStringList twoNodes{"gpu-node-07", "gpu-node-07", "gpu-node-08", "gpu-node-08"};
+    // The case seen: sequence numbers four ahead pair each collective with the one four later,
+    // 18.8 ms away; one host, one clock, and the kernel ends agree at zero.
+    QTest::newRow("one host, seq ahead") << true << true << qint64(0) << oneNode << qint64(0) << true;
+    QTest::newRow("one host, no seq") << false << false << qint64(0) << oneNode << qint64(0) << true;
+    // No host named: the wall clocks line up every collective, the sequence numbers only 16.
+    QTest::newRow("no hosts, seq ahead") << true << true << qint64(0) << QStringList() << qint64(0) << true;
+    QTest::newRow("no hosts, no seq") << false << false << qint64(0) << QStringList() << qint64(0) << true;
+    // Near misses: another host 3 ms off is still measured, not forced to zero…
+    QTest::newRow("other host +3 ms, no seq") << false << false << qint64(3 * kMs) << twoNodes << qint64(-3 * kMs) << true;
+    QTest::newRow("other host +3 ms, seq") << true << false << qint64(3 * kMs) << twoNodes << qint64(-3 * kMs) << true;
+    // …and a host name whose clock the collectives contradict does not force zero either: the
+    // search still finds the offset, and says it is doubtful.
+    QTest::newRow("one host named, clock 2 s off") << false << false << qint64(2 * kSec) << oneNode << qint64(-2 * kSec) << false;
+}
+
+void TestClockAlignment::extraCollectives()
+{
+    QFETCH(bool, withSeq);
+    QFETCH(bool, seqAhead);
+    QFETCH(qint64, skew);
+    QFETCH(QStringList, hosts);
+    QFETCH(qint64, offset);
+    QFETCH(bool, confident);
+    std::vector<std::string> names;
+    for (const QString &h : hosts)
+        names.push_back(h.toStdString());
+    const SessionPtr s = freeze(extraMicroBatchJob(withSeq, seqAhead, skew, names));
+    const auto a = ClockAlignment::align(*s);
+    QCOMPARE(a.size(), std::size_t(4));
+    for (const RankAlignment &x : a) {
+        const TimeNs expected = x.rank == 2 ? offset : 0;
+        QCOMPARE(x.method, AlignmentMethod::Collectives);
+        QVERIFY2(std::llabs(x.offsetNs - expected) <= 10'000,
+                 qPrintable(QStringLiteral("rank %1: offset %2, expected %3").arg(x.rank).arg(x.offsetNs).arg(expected)));
+        if (!names.empty())
+            QCOMPARE(QString::fromStdString(x.host), hosts[x.rank]);
+    }
+    // Every collective the peers ran is an anchor of rank 2, whatever it added.
+    QCOMPARE(of(a, 2).anchors, 24);
+    QCOMPARE(of(a, 2).confidence == RankAlignment::Confidence::High, confident);
+    if (!confident)
+        QVERIFY2(of(a, 2).confidenceReason.find("host") != std::string::npos, of(a, 2).confidenceReason.c_str());
+}
+
+void TestClockAlignment::hostsFromNcclInit()
+{
+    // Only the communicator of the whole job prints global ranks; a sub-group's "rank 0" is
+    // another process, and a rank named with two hosts is left unnamed.
+    std::vector<SourceBuilder> src = extraMicroBatchJob(false, false, 0, {"a", "a", "b", "b"});
+    JobLog log("sub.log");
+    NcclCommInfo sub;
+    sub.rank = 0;
+    sub.nranks = 2;
+    sub.host = "c";
+    log.logs().comms.push_back(sub);
+    NcclCommInfo clash;
+    clash.rank = 3;
+    clash.nranks = 4;
+    clash.host = "z";
+    log.logs().comms.push_back(clash);
+    log.record(0, "x");
+    src.push_back(log.take());
+    const auto h = ClockAlignment::hosts(*freeze(std::move(src)));
+    QCOMPARE(h.size(), std::size_t(3));
+    QCOMPARE(h.at(0), std::string("a"));
+    QCOMPARE(h.at(1), std::string("a"));
+    QCOMPARE(h.at(2), std::string("b"));
+    QVERIFY(!h.count(3));
+}
+
+void TestClockAlignment::demoIncidentOneNode()
+{
+    // The demo job ran on one node (its log's NCCL Init lines name gpu-node-07) and rank 2 ran an
+    // extra micro-batch; the processes' profiler clocks differ by the amounts its README states
+    // (rank 1 +312 µs, rank 2 −188 µs, rank 3 +455 µs against rank 0) and drift by a few ppm, so
+    // the offset over the profiled steps lands within tens of microseconds of those.
+    const QDir demo(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo"));
+    if (!demo.exists(QStringLiteral("torchrun.log")))
+        QSKIP("resources/demo is not present");
+    std::vector<SourceBuilder> src;
+    for (const QString &f : demo.entryList({QStringLiteral("*.gz"), QStringLiteral("*.log")}, QDir::Files, QDir::Name)) {
+        ImportContext ctx;
+        ctx.timeZone = "UTC";
+        src.push_back(ImporterRegistry::instance().importFile(demo.filePath(f).toStdString(), ctx));
+    }
+    const auto a = ClockAlignment::align(*freeze(std::move(src)));
+    QCOMPARE(a.size(), std::size_t(4));
+    const TimeNs expected[4] = {0, -312'000, 188'000, -455'000};
+    for (const RankAlignment &x : a) {
+        qInfo("rank %d: offset %lld ns, %d anchors, residual %lld ns, %s %s", x.rank, static_cast<long long>(x.offsetNs),
+              x.anchors, static_cast<long long>(x.residualNs.value_or(-1)), confidenceName(x.confidence), x.confidenceReason.c_str());
+        QCOMPARE(x.host, std::string("gpu-node-07"));
+        QCOMPARE(x.method, AlignmentMethod::Collectives);
+        QVERIFY2(std::llabs(x.offsetNs - expected[x.rank]) <= 60'000, qPrintable(QString::number(x.offsetNs)));
+        QCOMPARE(x.confidence, RankAlignment::Confidence::High);
+    }
+}
+
+void TestClockAlignment::confidence_data()
+{
+    QTest::addColumn<int>("count");     // collectives per rank
+    QTest::addColumn<qint64>("jitter"); // ± alternating kernel-end jitter of rank 1
+    QTest::addColumn<bool>("periodic");
+    QTest::addColumn<bool>("steps");    // no collectives: steps only
+    QTest::addColumn<bool>("confident");
+    QTest::addColumn<QString>("reason"); // a word the reason must contain
+    QTest::newRow("20 collectives, tight") << 20 << qint64(20'000) << false << false << true << QString();
+    QTest::newRow("4 collectives: enough") << 4 << qint64(20'000) << false << false << true << QString();
+    QTest::newRow("3 collectives: few") << 3 << qint64(20'000) << false << false << false << QStringLiteral("only 3");
+    QTest::newRow("kernel ends ±70 us: fine") << 20 << qint64(50'000) << false << false << true << QString();
+    QTest::newRow("kernel ends ±420 us: loose") << 20 << qint64(400'000) << false << false << false << QStringLiteral("disagree");
+    QTest::newRow("periodic, windows differ: ambiguous") << 20 << qint64(20'000) << true << false << false << QStringLiteral("also fit");
+    QTest::newRow("steps only") << 0 << qint64(0) << false << true << false << QStringLiteral("step ends");
+}
+
+void TestClockAlignment::confidence()
+{
+    QFETCH(int, count);
+    QFETCH(qint64, jitter);
+    QFETCH(bool, periodic);
+    QFETCH(bool, steps);
+    QFETCH(bool, confident);
+    QFETCH(QString, reason);
+    std::vector<SourceBuilder> src;
+    if (steps) {
+        for (RankId r = 0; r < 2; ++r) {
+            RankTrace t(r);
+            for (int s = 0; s < 10; ++s)
+                t.step(100 + s, kT0 + s * kSec + r * 3 * kSec, 990 * kMs);
+            src.push_back(t.take());
+        }
+    } else {
+        // Rank 1 is 1.25 s ahead; with periodic collectives its window starts three later.
+        src.push_back(syntheticRank(0, 0, 0, count, false, periodic, false).take());
+        RankTrace t(1);
+        for (int k = periodic ? 3 : 0; k < (periodic ? 3 : 0) + count; ++k) {
+            const TimeNs start = periodic ? kT0 + k * 300 * kMs : kT0 + k * 37 * kMs + (k * k % 11) * 3 * kMs;
+            const std::int64_t nelems = periodic ? 25 << 20 : (1 + k % 5) * 1'000'003;
+            t.collective(start + 1250 * kMs + (k % 2 ? jitter : -jitter), 2 * kMs + k % 3 * kMs, nelems);
+        }
+        src.push_back(t.take());
+    }
+    const auto a = ClockAlignment::align(*freeze(std::move(src)));
+    QCOMPARE(a.size(), std::size_t(2));
+    QCOMPARE(a[0].confidence, RankAlignment::Confidence::High);
+    QCOMPARE(a[1].confidence == RankAlignment::Confidence::High, confident);
+    QCOMPARE(a[1].confidenceReason.empty(), confident);
+    QVERIFY2(QString::fromStdString(a[1].confidenceReason).contains(reason), a[1].confidenceReason.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestClockAlignment)

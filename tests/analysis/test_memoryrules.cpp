@@ -157,6 +157,30 @@ SessionPtr summariesOnly(const MemorySummary &odd, int ranks = 4)
     return freeze(std::move(src));
 }
 
+// Four ranks on 80 GiB GPUs whose trace counters show reserved − allocated at the allocated peak:
+// `peerIdle` on ranks 0, 1, 3 (70 GiB reserved), 8 GiB on rank 2 (78 GiB reserved), which then runs
+// out of memory asking for 9 GiB (8 GiB idle: a tenth of the GPU, not enough for the request)
+// and prints a memory_summary with one cudaMalloc retry and `nonReleasable` bytes.
+SessionPtr oomAmongPeers(std::int64_t peerIdle, std::int64_t nonReleasable = 300 * kMiB)
+{
+    std::vector<SourceBuilder> src;
+    JobLog log;
+    for (RankId rank = 0; rank < 4; ++rank) {
+        RankTrace t = gpuRank(rank);
+        const std::int64_t reserved = rank == 2 ? 78 * kGiB : 70 * kGiB;
+        const std::int64_t idle = rank == 2 ? 8 * kGiB : peerIdle;
+        t.reserved(kT0 + 1000 * kMs, reserved);
+        t.allocated(kT0 + 1400 * kMs, 30 * kGiB);
+        t.allocated(kT0 + 1500 * kMs, reserved - idle);
+        t.allocated(kT0 + 1600 * kMs, 30 * kGiB);
+        src.push_back(t.take());
+    }
+    log.oom(oomEvent(2, kT0 + 1550 * kMs, 9 * kGiB, 80 * kGiB, 70 * kGiB, 78 * kGiB));
+    log.summary(summary(2, 1, 1, nonReleasable, 78 * kGiB));
+    src.push_back(log.take());
+    return freeze(std::move(src));
+}
+
 const std::map<QString, Scenario> &scenarios()
 {
     static const std::map<QString, Scenario> table = {
@@ -219,6 +243,16 @@ const std::map<QString, Scenario> &scenarios()
              JobLog log;
              log.oom(oomEvent(0, kT0 + 1700 * kMs, 2 * kGiB, 80 * kGiB, 70 * kGiB, 71 * kGiB)); // 1 GiB idle < 2 GiB asked
              log.summary(summary(0, 1, 0, 900 * kMiB, 71 * kGiB));
+             return session(t, log);
+         }},
+        {"oom, one retry, gap under the peers'", [] { return oomAmongPeers(12 * kGiB); }},
+        {"oom, one retry, gap beyond the peers'", [] { return oomAmongPeers(2 * kGiB); }},
+        {"oom, non-releasable 9 GiB of 80", [] { return oomAmongPeers(2 * kGiB, 9 * kGiB); }},
+        {"oom, non-releasable 3 GiB of 80", [] {
+             RankTrace t = gpuRank(0);
+             JobLog log;
+             log.oom(oomEvent(0, kT0 + 1550 * kMs, 60 * kGiB, 80 * kGiB, 23 * kGiB, 25 * kGiB));
+             log.summary(summary(0, 1, 0, 3 * kGiB, 25 * kGiB));
              return session(t, log);
          }},
         {"summaries: rank 2 holds far more than its peers", [] {
@@ -325,8 +359,22 @@ void TestMemoryRules::rules_data()
 
     expectFinding("fragmentation: idle covers request", "idle covers request", "allocator-fragmentation", H, {2},
                   kT0 + 700 * kMs, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True");
-    expectFinding("fragmentation: cudaMalloc retries", "retries under pressure", "allocator-fragmentation", M, {0}, -1,
+    // A retry alone is a hint, not a diagnosis, under pressure or not.
+    expectFinding("fragmentation: cudaMalloc retries", "retries under pressure", "allocator-fragmentation", L, {0}, -1,
                   "max_split_size_mb");
+    // The case seen: an OOM with a tenth of the GPU idle (less than asked for), one retry, while the
+    // healthy peers held more reserved-but-unallocated memory: not fragmentation.
+    expectNothing("fragmentation: oom, one retry, gap under the peers'", "oom, one retry, gap under the peers'",
+                  "allocator-fragmentation");
+    // Near miss: the same OOM beside peers that hold only 2 GiB idle; still not High (the idle
+    // memory could not have served the 9 GiB request).
+    expectFinding("fragmentation: oom, gap beyond the peers'", "oom, one retry, gap beyond the peers'", "allocator-fragmentation",
+                  M, {2}, -1, "expandable_segments:True");
+    // Non-releasable memory large against the GPU, under an OOM: High; a small share of it: Medium.
+    expectFinding("fragmentation: oom, non-releasable a tenth of the GPU", "oom, non-releasable 9 GiB of 80",
+                  "allocator-fragmentation", H, {2}, -1, "expandable_segments:True");
+    expectFinding("fragmentation: oom, non-releasable 3 GiB", "oom, non-releasable 3 GiB of 80", "allocator-fragmentation", M,
+                  {0}, -1, "expandable_segments:True");
     expectFinding("fragmentation: gap at peak", "gap at peak", "allocator-fragmentation", M, {0}, kT0 + 1500 * kMs,
                   "expandable_segments:True");
     expectNothing("fragmentation: near miss", "fragmentation near miss", "allocator-fragmentation");

@@ -49,6 +49,8 @@ private Q_SLOTS:
     void structural();
     void metricsAreIndependent();
     void strongestFirst();
+    void latenessMustMatter_data();
+    void latenessMustMatter();
 };
 
 void TestRankDivergence::robustZ_data()
@@ -161,6 +163,48 @@ void TestRankDivergence::strongestFirst()
     QVERIFY(std::fabs(d[0].score - 198.5 / (1.4826 * 1.0)) < 1e-9);
     for (const Divergence &x : d)
         QVERIFY(std::fabs(x.score) <= std::fabs(d[0].score));
+}
+
+void TestRankDivergence::latenessMustMatter_data()
+{
+    QTest::addColumn<QList<double>>("lateMs");  // median arrival delay of ranks 0..n-1, ms
+    QTest::addColumn<double>("stepMs");         // every rank's median step, ms (0: no steps)
+    QTest::addColumn<int>("rank");              // -1: nobody diverges
+    // The tight spread makes any of these an outlier by z; only the material ones count.
+    QTest::newRow("5 ms late, 100 ms steps") << QList<double>{0.10, 0.12, 0.11, 5.1, 0.10} << 100.0 << 3;
+    QTest::newRow("5 ms late, no steps") << QList<double>{0.10, 0.12, 0.11, 5.1, 0.10} << 0.0 << 3;
+    // Near misses: half a millisecond (the healthy DLRM run's ranks 4 and 5); 5 ms against 1 s
+    // steps (under 1 %); the earliest rank, whose delay is 0 while its peers' are 3 ms.
+    QTest::newRow("0.5 ms late") << QList<double>{0.02, 0.03, 0.02, 0.55, 0.02} << 100.0 << -1;
+    QTest::newRow("5 ms late, 1 s steps") << QList<double>{0.10, 0.12, 0.11, 5.1, 0.10} << 1000.0 << -1;
+    QTest::newRow("earliest rank") << QList<double>{3.0, 0.0, 3.01, 3.02, 2.99} << 100.0 << -1;
+    // Just over both floors: 1.2 ms against 100 ms steps.
+    QTest::newRow("1.2 ms late, 100 ms steps") << QList<double>{0.01, 0.02, 1.21, 0.01, 0.02} << 100.0 << 2;
+}
+
+void TestRankDivergence::latenessMustMatter()
+{
+    QFETCH(QList<double>, lateMs);
+    QFETCH(double, stepMs);
+    QFETCH(int, rank);
+    std::vector<RankMetrics> m;
+    for (qsizetype i = 0; i < lateMs.size(); ++i) {
+        RankMetrics x;
+        x.rank = RankId(i);
+        x.collectiveLatenessNs = TimeNs(lateMs[i] * 1e6);
+        if (stepMs > 0)
+            x.stepTimeMedianNs = TimeNs(stepMs * 1e6);
+        m.push_back(x);
+    }
+    const auto d = RankDivergence::find(m);
+    if (rank < 0) {
+        QVERIFY2(d.empty(), d.empty() ? "" : d.front().reason.c_str());
+        return;
+    }
+    QCOMPARE(d.size(), std::size_t(1));
+    QCOMPARE(d[0].rank, rank);
+    QCOMPARE(QString::fromStdString(d[0].metric), QStringLiteral("collective_lateness_ns"));
+    QVERIFY(d[0].score > 0);
 }
 
 QTEST_GUILESS_MAIN(TestRankDivergence)
