@@ -35,6 +35,8 @@ private Q_SLOTS:
     void statisticSwitchesTheMetricRows();
     void bytesInCellsExactInTooltips();
     void headerClickSelectsTheRank();
+    void cutOffTableIsMarked_data();
+    void cutOffTableIsMarked();
 
 private:
     EvidenceSession m_e;
@@ -185,6 +187,41 @@ void TestMemorySummary::headerClickSelectsTheRank()
     // The statistic combo drives the model.
     panel.statisticCombo()->setCurrentIndex(1);
     QCOMPARE(panel.model()->statistic(), MemorySummaryModel::Statistic::Peak);
+}
+
+void TestMemorySummary::cutOffTableIsMarked_data()
+{
+    QTest::addColumn<bool>("partial");
+    QTest::newRow("cut off") << true;
+    QTest::newRow("complete") << false;
+}
+
+void TestMemorySummary::cutOffTableIsMarked()
+{
+    // A table cut mid-way keeps the rows read before the cut; its column says it is partial.
+    QFETCH(bool, partial);
+    SessionBuilder sb;
+    SourceBuilder b("/incident/cut.txt");
+    b.source().format = "memory-summary";
+    b.source().ranks = {0};
+    MemorySummary m = makeSummary(kNoRank, 3 * kGiB, 4 * kGiB, 0, 0, 7);
+    m.partial = partial;
+    if (partial)
+        m.rows.resize(2);
+    b.addMemorySummary(m);
+    b.finish();
+    sb.addSource(std::move(b));
+    const SessionPtr session = sb.freeze();
+    MemorySummaryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSession(session);
+    QCOMPARE(model.columnCount(), 1);
+    const QString header = model.headerData(0, Qt::Horizontal).toString();
+    const QString tip = model.headerData(0, Qt::Horizontal, Qt::ToolTipRole).toString();
+    QCOMPARE(header, partial ? QStringLiteral("Rank 0 (cut off)") : QStringLiteral("Rank 0"));
+    QCOMPARE(tip.contains(QLatin1String("cut off")), partial);
+    if (partial)
+        QVERIFY(tip.contains(QLatin1String("2 complete rows")));
 }
 
 QTEST_MAIN(TestMemorySummary)

@@ -298,7 +298,9 @@ QVariant MemorySummaryModel::headerData(int section, Qt::Orientation orientation
         return {};
     const Column &col = m_columns[static_cast<std::size_t>(section)];
     switch (role) {
-    case Qt::DisplayRole: return tr("Rank %1").arg(col.rank);
+    case Qt::DisplayRole:
+        // A table cut off in the middle keeps the rows read before the cut; the header says so.
+        return m_session->memorySummaries()[col.summary].partial ? tr("Rank %1 (cut off)").arg(col.rank) : tr("Rank %1").arg(col.rank);
     case RankRole: return col.rank;
     case Qt::DecorationRole: {
         QPixmap swatch(10, 10);
@@ -322,6 +324,9 @@ QVariant MemorySummaryModel::headerData(int section, Qt::Orientation orientation
             lines << TimeFormat::wallClock(m.time);
         else if (const Placement *p = findPlacement(m_analysis.get(), Placement::Kind::MemorySummary, col.summary))
             lines << QStringLiteral("≈ %1 (%2)").arg(TimeFormat::wallClock(placedDataTime(*m_analysis, *p)), placedByText(*p));
+        if (m.partial)
+            lines << (m.rows.size() == 1 ? tr("the table was cut off: only its 1 complete row before the cut was read")
+                                         : tr("the table was cut off: only its %1 complete rows before the cut were read").arg(m.rows.size()));
         if (col.count > 1)
             lines << tr("latest of %1 tables of this rank").arg(col.count);
         lines << tr("Click to select this rank everywhere");
