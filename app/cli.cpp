@@ -542,6 +542,9 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                                     {"time_ns", opt(mr.allocatedAtNs)},
                                     {"idle_bytes", opt(mr.idleBytes)}});
             j["memory_evidence"] = std::move(readings);
+            // A placeholder rank: the "host:pid" of the process whose log never stated its rank.
+            const Rank *rk = session->rank(m.rank);
+            j["unknown_process"] = rk && !rk->unknownProcess.empty() ? nlohmann::json(rk->unknownProcess) : nlohmann::json(nullptr);
             ranks.push_back(std::move(j));
         }
         nlohmann::json spikes = nlohmann::json::array();

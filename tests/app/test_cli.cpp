@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <cstdio>
+#include <set>
 
 using nlohmann::json;
 
@@ -206,6 +207,18 @@ void TestCli::unknownProcessesAreNamed()
     QCOMPARE(r.status, 0);
     QVERIFY2(r.out.find("(rank unknown: process hostA:100)") != std::string::npos, r.out.c_str());
     QVERIFY2(r.out.find("(rank unknown: process hostB:200)") != std::string::npos, r.out.c_str());
+    // The JSON names the process of each placeholder rank, and null for a rank the log named.
+    const rs::test::CliResult j = rs::test::runCli({QStringLiteral("analyze"), QStringLiteral("--json"), log});
+    QCOMPARE(j.status, 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    std::set<std::string> processes;
+    for (const auto &rank : doc["ranks"])
+        if (!rank["unknown_process"].is_null())
+            processes.insert(rank["unknown_process"].get<std::string>());
+    QCOMPARE(processes, (std::set<std::string>{"hostA:100", "hostB:200"}));
+    writeFile(log, "[rank0]:hostA:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n");
+    const auto named = nlohmann::json::parse(rs::test::runCli({QStringLiteral("analyze"), QStringLiteral("--json"), log}).out);
+    QVERIFY(named["ranks"][0]["unknown_process"].is_null());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -190,6 +190,9 @@ void FigureRenderer::buildGroup(Group &g, const Rank &rank, bool collapsed)
         parts << tr("clock %1%2").arg(off > 0 ? QStringLiteral("+") : QString(), TimeFormat::duration(off));
     if (const DeviceInfo *d = LaneLayout::deviceInfo(rank, LaneLayout::rankDevice(s, rank)))
         parts << tr("GPU %1: %2").arg(d->id).arg(QString::fromStdString(d->name));
+    // A placeholder rank stands for a process whose log never said its rank: say which process.
+    if (!rank.unknownProcess.empty())
+        parts.prepend(tr("rank unknown: process %1").arg(QString::fromStdString(rank.unknownProcess)));
     g.summary = parts.join(QStringLiteral("  ·  "));
     if (const std::size_t ooms = m_ctx->evidence.oomCount(rank.id))
         g.alerts << (ooms == 1 ? tr("OOM") : tr("%1 OOMs").arg(ooms));

@@ -110,6 +110,9 @@ RankGroupWidget::RankGroupWidget(TimelineContext &context, RankId rank, QWidget 
     }
     if (const DeviceInfo *d = LaneLayout::deviceInfo(r, LaneLayout::rankDevice(*m_ctx.session, r)))
         parts << tr("GPU %1: %2").arg(d->id).arg(QString::fromStdString(d->name));
+    // A placeholder rank stands for a process whose log never said its rank: say which process.
+    if (!r.unknownProcess.empty())
+        parts.prepend(tr("rank unknown: process %1").arg(QString::fromStdString(r.unknownProcess)));
     m_summary = parts.join(QStringLiteral("  ·  "));
     if (const std::size_t ooms = m_ctx.evidence.oomCount(m_rank))
         m_alerts << (ooms == 1 ? tr("OOM") : tr("%1 OOMs").arg(ooms));
