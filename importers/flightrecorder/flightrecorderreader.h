@@ -2,18 +2,12 @@
 // Maps one decoded flight-recorder dump (a pickle, or JSON turned into the same PickleValue tree)
 // onto the model, as analysis/model/flightrecords.h documents it:
 //   * `entries[i]` → FlightRecord (index i, every key read; `frames` → a stack, innermost first,
-//     identical lists shared) and a span on the rank's lane of that process group;
+//     identical lists shared);
 //   * `pg_config` → FlightRecorderGroup (`ranks` is a printed list, "[0, 1, 2, 3]", or a list);
 //   * `pg_status` → FlightRecorderStatus (ints in pickles, strings in JSON);
 //   * `version`, `comm_lib_version` → Source::metadata; the default_pg's size → Source::worldSize.
 //
-// Lanes: one GpuStream track per process group (`pg_id`), named "NCCL flight recorder · PG 0
-// (default_pg)": the recorder times GPU work through CUDA events, discovered by the watchdog. A span
-// runs from `time_discovered_started_ns` (else `time_created_ns`) to
-// `time_discovered_completed_ns`; work not completed when the dump was written runs to the last
-// time stamp in the dump and says so in its name and args. Names are "nccl:all_reduce #67"
-// (collective_seq_id) or "nccl:send 0->1 p2p #3" (p2p_seq_id). counts.collectives = entries read,
-// counts.spans = spans made.
+// Lanes and spans are FlightRecorderLanes' part; counts.collectives = entries read.
 //
 // Rank: dumps do not state their own rank; fr_trace takes it from the file name, and so does
 // SessionBuilder (nccl_trace_rank_<N>). A point-to-point entry does name it, though: "nccl:send a->b"
@@ -24,8 +18,9 @@
 //
 // Diagnostics (codes): fr-unknown-version, fr-newer-version, fr-not-dict, fr-no-entries,
 // fr-entry-not-dict, fr-entry-no-seq, fr-entry-no-time, fr-bad-field, fr-bad-state, fr-bad-group,
-// fr-bad-status, fr-truncated-entry, fr-time-not-epoch, fr-rank-conflict, fr-no-rank. Offsets are
-// the pickle byte offsets of the values at fault (-1 for JSON, whose messages name the entry).
+// fr-bad-status, fr-truncated-entry, fr-rank-conflict, fr-no-rank (FlightRecorderLanes adds
+// fr-time-not-epoch). Offsets are the pickle byte offsets of the values at fault (-1 for JSON,
+// whose messages name the entry).
 
 #include "pickle/restrictedunpickler.h"
 #include "sourcebuilder.h"
@@ -52,7 +47,6 @@ private:
     void readEntries(const PickleValue *entries, bool truncated);
     bool readEntry(const PickleValue &e, std::int64_t index, FlightRecord &r);
     std::int32_t stack(const PickleValue *frames);
-    void addSpans();
     void decideRank();
 
     std::optional<std::int64_t> intField(const PickleValue &e, std::string_view key, std::int64_t index, bool required);
@@ -61,7 +55,6 @@ private:
                     std::vector<std::vector<std::int64_t>> &out);
     void dtypesField(const PickleValue &e, std::string_view key, std::int64_t index, std::vector<std::string> &out);
     void badField(const PickleValue &e, std::string_view key, std::int64_t index, const char *expected);
-    std::string argsJson(const FlightRecord &r, bool completed) const;
 
     SourceBuilder &m_out;
     std::unordered_map<std::string, std::int32_t> m_stackIds; // frames text → stack index

@@ -323,8 +323,8 @@ void TestFlightRecorder::entryValues()
 void TestFlightRecorder::lanesAndSpans()
 {
     const SourceBuilder b = importFixture("hang/nccl_trace_rank_0");
-    const Track *pg0 = lane(b, "NCCL flight recorder · PG 0 (default_pg)");
-    const Track *pipe = lane(b, "NCCL flight recorder · PG 1 (pipeline)");
+    const Track *pg0 = lane(b, "NCCL PG 0 (default_pg)");
+    const Track *pipe = lane(b, "NCCL PG 1 (pipeline)");
     QVERIFY(pg0);
     QVERIFY(pipe);
     QCOMPARE(pg0->kind, TrackKind::GpuStream);
@@ -381,6 +381,25 @@ void TestFlightRecorder::sessionRanks()
         QCOMPARE(int(r.tracks.size()), 2);
         QVERIFY(!r.timeRange.isEmpty());
     }
+    // The Details panel shows each span's args: the entry's values and whether it completed.
+    int stuck = 0;
+    for (TrackId id = 0; id < s->tracks().size(); ++id) {
+        for (const Span &sp : s->tracks()[id].spans) {
+            const std::string args(s->args(id, sp.args));
+            QVERIFY2(args.find("\"collective_seq_id\":") != std::string::npos, args.c_str());
+            QVERIFY(args.find("\"input_sizes\":[[") != std::string::npos);
+            QVERIFY(args.find("\"input_dtypes\":[\"") != std::string::npos);
+            QVERIFY(args.find("\"frames\":[\"") != std::string::npos);
+            if (s->str(sp.name) == "nccl:all_reduce #67 (started, not completed)") {
+                ++stuck;
+                QVERIFY(args.find("\"state\":\"started\",\"completed\":false") != std::string::npos);
+                QVERIFY(args.find("\"time_discovered_completed_ns\":null") != std::string::npos);
+            } else {
+                QVERIFY2(args.find("\"completed\":true") != std::string::npos, args.c_str());
+            }
+        }
+    }
+    QCOMPARE(stuck, 3);
     for (const Source &src : s->sources())
         QCOMPARE(src.rankOrigin, RankOrigin::Content);
 }
