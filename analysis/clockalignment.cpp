@@ -353,7 +353,7 @@ std::vector<RankAlignment> ClockAlignment::align(const Session &session, const s
         r0.residualNs = 0;
     if (r0.method == AlignmentMethod::None) {
         r0.confidence = RankAlignment::Confidence::Low;
-        r0.confidenceReason = "no clock: the other ranks are placed against this trace's own time base";
+        r0.confidenceReason = "no clock: its times are its source's own, not a wall clock";
     }
 
     // One rank against one already aligned: the offset between them and how far it can be trusted.

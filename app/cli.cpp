@@ -506,6 +506,8 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                                 {"alignment", a ? alignmentMethodName(a->method) : "none"},
                                 {"alignment_residual_ns", a && a->residualNs ? nlohmann::json(*a->residualNs) : nlohmann::json(nullptr)},
                                 {"alignment_anchors", a ? a->anchors : 0},
+                                {"alignment_confidence", a ? confidenceName(a->confidence) : "low"},
+                                {"alignment_confidence_reason", a && !a->confidenceReason.empty() ? nlohmann::json(a->confidenceReason) : nlohmann::json(nullptr)},
                                 {"peak_allocated_bytes", opt(m.peakAllocatedBytes)},
                                 {"peak_reserved_bytes", opt(m.peakReservedBytes)},
                                 {"peak_time_ns", opt(m.peakTimeNs)},
@@ -604,10 +606,11 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
         std::string text = "Ranks\n";
         for (const RankMetrics &m : r.metrics) {
             const TimeNs off = r.offsetOf(m.rank);
-            const char *method = "none";
+            std::string method = "none";
             for (const RankAlignment &a : r.alignment)
                 if (a.rank == m.rank)
-                    method = alignmentMethodName(a.method);
+                    method = std::string(alignmentMethodName(a.method))
+                        + (a.confidence == RankAlignment::Confidence::Low ? ", low confidence: " + a.confidenceReason : std::string());
             const char *from = memorySourceName(m.peakSource);
             // A placeholder id stands for a process whose rank no line named: say so, with the process.
             const Rank *rk = session->rank(m.rank);

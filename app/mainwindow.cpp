@@ -5,6 +5,7 @@
 #include "compare/compareview.h"
 #include "dialogs/sourcesettingsdialog.h"
 #include "exportactions.h"
+#include "oomincidents.h"
 #include "sessionfileactions.h"
 #include "panels/clockoffsetspanel.h"
 #include "panels/detailspanel.h"
@@ -476,8 +477,12 @@ void MainWindow::setSession(SessionPtr session)
         + countOf(static_cast<qint64>(m_session->spanCount()), tr("span"), tr("spans")) + QStringLiteral("  ·  ");
     if (!m_session->logs().records.empty())
         text += countOf(static_cast<qint64>(m_session->logs().records.size()), tr("log record"), tr("log records")) + QStringLiteral("  ·  ");
-    if (!m_session->ooms().empty())
-        text += countOf(static_cast<qint64>(m_session->ooms().size()), tr("OOM"), tr("OOMs")) + QStringLiteral("  ·  ");
+    // Each failure once, however many messages, markers and summaries report it (OomIncidents).
+    qint64 ooms = 0;
+    for (const RankOoms &r : OomIncidents::find(*m_session))
+        ooms += r.count;
+    if (ooms > 0)
+        text += countOf(ooms, tr("OOM"), tr("OOMs")) + QStringLiteral("  ·  ");
     text += m_timeline->hasTimedData() ? TimeFormat::duration(m_state->fullRange().duration()) : tr("no time stamps");
     if (errors) {
         text += QStringLiteral("  ·  ") + countOf(static_cast<qint64>(errors), tr("file"), tr("files")) + tr(" with errors — see Import Log");

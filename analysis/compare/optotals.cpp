@@ -1,6 +1,8 @@
 #include "optotals.h"
 
 #include <algorithm>
+#include <charconv>
+#include <iterator>
 
 namespace rs {
 
@@ -112,13 +114,77 @@ const OpTotal *RankOpTotals::find(OpKind kind, StringId name) const
     return it != totals.end() && it->kind == kind && it->name == name ? &*it : nullptr;
 }
 
-RankOpTotals OpTotals::compute(const Session &session, RankId rankId)
+namespace {
+
+// Sorted, merged time windows; an empty scope (no filter) contains everything.
+class Windows
+{
+public:
+    void add(TimeRange r) { m_ranges.push_back(r); }
+    void finish()
+    {
+        std::sort(m_ranges.begin(), m_ranges.end(), [](const TimeRange &a, const TimeRange &b) { return a.begin < b.begin; });
+    }
+    bool contains(TimeNs t) const
+    {
+        auto it = std::upper_bound(m_ranges.begin(), m_ranges.end(), t, [](TimeNs x, const TimeRange &r) { return x < r.begin; });
+        return it != m_ranges.begin() && std::prev(it)->contains(t);
+    }
+
+private:
+    std::vector<TimeRange> m_ranges;
+};
+
+std::int64_t stepNumber(std::string_view name)
+{
+    const auto hash = name.find('#');
+    std::int64_t n = -1;
+    if (hash != std::string_view::npos)
+        std::from_chars(name.data() + hash + 1, name.data() + name.size(), n);
+    return n;
+}
+
+} // namespace
+
+RankOpTotals OpTotals::compute(const Session &session, RankId rank)
+{
+    return compute(session, rank, nullptr);
+}
+
+RankOpTotals OpTotals::compute(const Session &session, RankId rank, const std::vector<std::int64_t> &steps)
+{
+    return compute(session, rank, &steps);
+}
+
+RankOpTotals OpTotals::compute(const Session &session, RankId rankId, const std::vector<std::int64_t> *steps)
 {
     RankOpTotals out;
     out.rank = rankId;
     const Rank *rank = session.rank(rankId);
     if (!rank)
         return out;
+    // The windows of the chosen steps: host spans, and their GPU-side copies when there are any.
+    Windows host, gpu;
+    bool gpuCopies = false;
+    if (steps) {
+        auto chosen = [&](std::int64_t n) { return std::find(steps->begin(), steps->end(), n) != steps->end(); };
+        for (const Step &s : rank->steps)
+            if (chosen(s.number))
+                host.add(s.range);
+        for (TrackId id : rank->tracks) {
+            const Track &t = session.tracks()[id];
+            if (t.kind == TrackKind::GpuStream)
+                for (const Span &s : t.spans)
+                    if ((s.flags & SpanFlagStep) && chosen(stepNumber(session.str(s.name)))) {
+                        gpu.add({s.start, s.end()});
+                        gpuCopies = true;
+                    }
+        }
+        host.finish();
+        gpu.finish();
+    }
+    const auto inHost = [&](TimeNs t) { return !steps || host.contains(t); };
+    const auto inGpu = [&](TimeNs t) { return !steps || (gpuCopies ? gpu.contains(t) : host.contains(t)); };
     const StringId traceCat = session.strings().find("Trace");
     Accumulator acc(session.strings().size());
     std::vector<ThreadCursor> threads;
@@ -127,7 +193,7 @@ RankOpTotals OpTotals::compute(const Session &session, RankId rankId)
         const Track &t = session.tracks()[id];
         if (t.kind == TrackKind::CpuThread) {
             for (const Span &s : t.spans)
-                if (countedCpuSpan(s, traceCat)) {
+                if (countedCpuSpan(s, traceCat) && inHost(s.start)) {
                     OpStats &st = acc.at(OpKind::CpuOp, s.name);
                     ++st.count;
                     st.time += s.duration;
@@ -143,6 +209,8 @@ RankOpTotals OpTotals::compute(const Session &session, RankId rankId)
                 else if (s.flags & (SpanFlagMemcpy | SpanFlagMemset))
                     kind = OpKind::GpuMemory;
                 else
+                    continue;
+                if (!inGpu(s.start))
                     continue;
                 OpStats &st = acc.at(kind, s.name);
                 ++st.count;
@@ -163,6 +231,8 @@ RankOpTotals OpTotals::compute(const Session &session, RankId rankId)
             if (!(rise > 0))
                 continue;
             const TimeNs t = series.times[i];
+            if (!inHost(t))
+                continue;
             const Span *best = nullptr;
             for (ThreadCursor &c : threads)
                 if (const Span *s = c.innermostAt(t); s && (!best || s->start > best->start))

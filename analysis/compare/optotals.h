@@ -17,6 +17,11 @@
 //   earlier; the same rule as MemorySpikes). Rises with no op around them stay unattributed.
 // No clock offsets are applied: totals do not depend on where the rank sits on the aligned axis.
 // One pass over the rank's spans plus one over its memory samples, keyed by interned StringId.
+//
+// Scoped to steps (the two-rank diff of the steps both ranks completed): a host span or memory
+// rise counts when it starts inside one of the rank's ProfilerStep#N of those numbers; a GPU span
+// when it starts inside the GPU-side copy of such a step (gpu_user_annotation) where the trace has
+// one, else inside the host step (GPU work lags the host, so the copy is the better window).
 
 #include "session.h"
 
@@ -66,6 +71,11 @@ class OpTotals
 public:
     /// Totals of `rank` in `session`; empty totals when the rank does not exist.
     static RankOpTotals compute(const Session &session, RankId rank);
+    /// Totals of `rank` inside its steps numbered `steps` only (see above).
+    static RankOpTotals compute(const Session &session, RankId rank, const std::vector<std::int64_t> &steps);
+
+private:
+    static RankOpTotals compute(const Session &session, RankId rank, const std::vector<std::int64_t> *steps);
 };
 
 } // namespace rs

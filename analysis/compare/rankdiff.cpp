@@ -61,6 +61,7 @@ std::vector<StepDiffRow> RankDiff::steps(const Session &session, RankId a, RankI
                 continue;
             dur = s.range.duration();
             (sideA ? r.startA : r.startB) = s.range.begin;
+            (sideA ? r.incompleteA : r.incompleteB) = s.incomplete;
         }
     };
     add(a, true);
@@ -70,6 +71,25 @@ std::vector<StepDiffRow> RankDiff::steps(const Session &session, RankId a, RankI
     for (auto &[number, row] : rows)
         out.push_back(row);
     return out;
+}
+
+std::vector<std::int64_t> RankDiff::completedByBoth(const Session &session, RankId a, RankId b)
+{
+    std::vector<std::int64_t> out;
+    for (const StepDiffRow &r : steps(session, a, b))
+        if (r.completedByBoth())
+            out.push_back(r.number);
+    return out;
+}
+
+bool RankDiff::anyIncomplete(const Session &session, RankId a, RankId b)
+{
+    for (RankId id : {a, b})
+        if (const Rank *r = session.rank(id))
+            for (const Step &s : r->steps)
+                if (s.incomplete)
+                    return true;
+    return false;
 }
 
 } // namespace rs

@@ -30,12 +30,16 @@ struct StepDiffRow {
     std::optional<TimeNs> b;         ///< duration on rank B
     std::optional<TimeNs> startA;    ///< start on rank A (data clock, no offset)
     std::optional<TimeNs> startB;    ///< start on rank B (data clock, no offset)
+    bool incompleteA = false;        ///< rank A was cut off inside it (Step::incomplete)
+    bool incompleteB = false;        ///< rank B was cut off inside it
 
     /// b − a, when both ranks ran the step.
     std::optional<TimeNs> delta() const
     {
         return a && b ? std::optional<TimeNs>(*b - *a) : std::nullopt;
     }
+    /// True when both ranks ran the step to its end.
+    bool completedByBoth() const { return a && b && !incompleteA && !incompleteB; }
 };
 
 class RankDiff
@@ -47,6 +51,11 @@ public:
     /// The step numbers of either rank in ascending order. When a rank recorded the same number
     /// twice (two profiler sessions), the first occurrence counts.
     static std::vector<StepDiffRow> steps(const Session &session, RankId a, RankId b);
+    /// The step numbers both ranks ran to their end, ascending: the scope of a fair diff when one
+    /// of them crashed (OpTotals::compute with steps).
+    static std::vector<std::int64_t> completedByBoth(const Session &session, RankId a, RankId b);
+    /// True when either rank has a cut-off step (it crashed, or its trace ended inside a step).
+    static bool anyIncomplete(const Session &session, RankId a, RankId b);
 };
 
 } // namespace rs

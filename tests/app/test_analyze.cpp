@@ -54,6 +54,10 @@ void checkSchema(const json &doc)
         const std::string a = r["alignment"].get<std::string>();
         QVERIFY2(a == "wall-clock" || a == "collectives" || a == "anchor" || a == "none" || a == "steps" || a == "user",
                  a.c_str());
+        // An addition: how far the offset can be trusted, and why not when it cannot.
+        const std::string c = r.at("alignment_confidence").get<std::string>();
+        QVERIFY2(c == "high" || c == "low", c.c_str());
+        QCOMPARE(r.at("alignment_confidence_reason").is_string(), c == "low");
     }
     for (const json &s : doc["spikes"]) {
         checkObject(s, "spike", {"rank", "time_ns", "bytes"}, {"attributed_to", "source"});

@@ -7,6 +7,7 @@
 #include "screenshot.h"
 #include "compare/comparesortfiltermodel.h"
 #include "compare/compareview.h"
+#include "compare/rankdiff.h"
 #include "compare/opdiffmodel.h"
 #include "compare/rankmetricsmodel.h"
 #include "compare/referencerank.h"
@@ -122,6 +123,9 @@ private Q_SLOTS:
     void demoSmallMultiples();
     void dlrmSmallMultiples();
     void compareView();
+    void timesAreNotDeviations_data();
+    void timesAreNotDeviations();
+    void cutOffStepDiff();
 };
 
 void TestCompare::metricsModel()
@@ -380,9 +384,16 @@ void TestCompare::compareView()
     QCOMPARE(view.diffRankB(), RankId(2)); // the divergent, out-of-memory rank
     QTRY_VERIFY_WITH_TIMEOUT(!view.diffPending() && view.opDiffModel()->rowCount() > 0, 20000);
     QCOMPARE(view.opDiffModel()->rankB(), RankId(2));
-    QVERIFY(view.cachedTotals(2) && view.cachedTotals(median));
+    // Rank 2 stopped inside step 414: by default the diff covers the steps both completed.
+    QVERIFY(view.completedStepsOnly());
+    QCOMPARE(view.stepDiffModel()->rowCount(), 2);
+    for (int row = 0; row < 2; ++row)
+        QVERIFY(view.stepDiffModel()->rowAt(row).completedByBoth());
     QAbstractItemModelTester tester(view.opDiffProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY(view.stepDiffModel()->rowCount() == 3);
+    // Everything again: all three steps, and the totals of whole ranks are kept for the next pair.
+    view.setCompletedStepsOnly(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.diffPending() && view.stepDiffModel()->rowCount() == 3, 20000);
+    QVERIFY(view.cachedTotals(2) && view.cachedTotals(median));
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     rs::test::keepScreenshot(view.grab().toImage(), QStringLiteral("compare-view-ranks.png"));
@@ -392,6 +403,7 @@ void TestCompare::compareView()
     // A new pair: rank 2 is cached, only the other is computed; a stale request is dropped.
     view.setDiffRanks(1, 3);
     view.setDiffRanks(3, 2);
+    QVERIFY(view.completedStepsOnly()); // set again for a pair with a cut-off rank
     QTRY_VERIFY_WITH_TIMEOUT(!view.diffPending(), 20000);
     QCOMPARE(view.opDiffModel()->rankA(), RankId(3));
     QCOMPARE(view.opDiffModel()->rankB(), RankId(2));
@@ -402,6 +414,89 @@ void TestCompare::compareView()
     view.setSession(nullptr);
     QCOMPARE(view.metricsModel()->rowCount(), 0);
     QCOMPARE(view.opDiffModel()->rowCount(), 0);
+}
+
+void TestCompare::timesAreNotDeviations_data()
+{
+    QTest::addColumn<int>("column");
+    QTest::addColumn<bool>("coloured");
+    // Rank 1 peaks two steps later, arrives 500 ms later and steps 50 % slower than rank 0.
+    QTest::newRow("peak at: a moment") << int(RankMetricsModel::PeakTimeColumn) << false;
+    QTest::newRow("median step: an amount") << int(RankMetricsModel::StepTimeColumn) << true;
+    QTest::newRow("lateness: a delay") << int(RankMetricsModel::LatenessColumn) << true;
+}
+
+void TestCompare::timesAreNotDeviations()
+{
+    QFETCH(int, column);
+    QFETCH(bool, coloured);
+    auto r = std::make_shared<AnalysisResult>();
+    constexpr TimeNs sec = 1'000'000'000;
+    r->metrics = {metrics(0, 1LL << 30, sec), metrics(1, 1LL << 30, 3 * sec / 2)};
+    r->metrics[0].peakTimeNs = 10 * sec;
+    r->metrics[1].peakTimeNs = 12 * sec;
+    r->metrics[0].collectiveLatenessNs = 0;
+    r->metrics[1].collectiveLatenessNs = sec / 2;
+    RankMetricsModel model;
+    model.setAnalysis(r, 0);
+    model.setReferenceRank(0);
+    const QModelIndex cell = model.index(1, column);
+    QCOMPARE(cell.data(RankMetricsModel::DeviationRole).isValid(), coloured);
+    QCOMPARE(cell.data(Qt::BackgroundRole).isValid(), coloured);
+    QCOMPARE(cell.data(Qt::ToolTipRole).toString().contains(QLatin1String("not compared")), !coloured);
+}
+
+void TestCompare::cutOffStepDiff()
+{
+    // Rank 1 ran out of memory in the forward pass of step 3; rank 0 completed it, backward and
+    // all. Over everything, the diff is led by the backward op rank 1 never reached; over the
+    // steps both completed, it is not there at all, and the cut-off step has no change.
+    SessionBuilder sb;
+    const TimeNs t0 = 1'700'000'000'000'000'000, step = 10'000;
+    for (RankId rank : {0, 1}) {
+        SourceBuilder b("rank" + std::to_string(rank) + ".json");
+        b.source().ranks = {rank};
+        b.source().hasClock = true;
+        const TrackId cpu = b.track(TrackKind::CpuThread, 1, 1);
+        const StringId op = b.intern("cpu_op");
+        for (int n = 1; n <= 3; ++n) {
+            const TimeNs begin = t0 + (n - 1) * step;
+            const bool cut = rank == 1 && n == 3;
+            const TimeNs len = cut ? 4000 : step - 100;
+            b.addSpan(cpu, {begin, len, b.intern("ProfilerStep#" + std::to_string(n)), op, kNoArgs, 0, SpanFlagStep});
+            Step st{n, {begin, begin + len}, cpu};
+            st.incomplete = cut;
+            b.addStep(st);
+            b.addSpan(cpu, {begin + 100, 3000, b.intern("aten::linear"), op, kNoArgs, 0, 0});
+            if (!cut)
+                b.addSpan(cpu, {begin + 5000, 4000, b.intern("MmBackward0"), op, kNoArgs, 0, 0});
+        }
+        b.finish();
+        sb.addSource(std::move(b));
+    }
+    const SessionPtr s = sb.freeze();
+    QVERIFY(RankDiff::anyIncomplete(*s, 0, 1));
+    QVERIFY(!RankDiff::anyIncomplete(*s, 0, 0));
+    QCOMPARE(RankDiff::completedByBoth(*s, 0, 1), (std::vector<std::int64_t>{1, 2}));
+    const auto all = RankDiff::ops(*s, OpTotals::compute(*s, 0), OpTotals::compute(*s, 1));
+    QCOMPARE(s->str(all.front().name), std::string_view("MmBackward0"));
+    const std::vector<std::int64_t> both = RankDiff::completedByBoth(*s, 0, 1);
+    const auto scoped = RankDiff::ops(*s, OpTotals::compute(*s, 0, both), OpTotals::compute(*s, 1, both));
+    for (const OpDiffRow &row : scoped) {
+        QCOMPARE(row.countDelta(), std::int64_t(0));
+        QCOMPARE(row.timeDelta(), TimeNs(0));
+    }
+    StepDiffModel steps;
+    QAbstractItemModelTester tester(&steps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    steps.setSteps(RankDiff::steps(*s, 0, 1), 0, 1);
+    QCOMPARE(steps.rowCount(), 3);
+    QCOMPARE(steps.index(2, StepDiffModel::DeltaColumn).data().toString(), QStringLiteral("\u2014"));
+    QCOMPARE(steps.index(2, StepDiffModel::RelativeColumn).data().toString(), QStringLiteral("\u2014"));
+    QVERIFY(steps.index(2, StepDiffModel::DurationBColumn).data().toString().contains(QLatin1String("cut off")));
+    QVERIFY(steps.index(2, 0).data(Qt::ToolTipRole).toString().contains(QLatin1String("rank 1 stopped inside step 3")));
+    QVERIFY(!steps.index(2, StepDiffModel::DeltaColumn).data(StepDiffModel::SortRole).isValid());
+    // A completed step keeps its change.
+    QCOMPARE(steps.index(1, StepDiffModel::DeltaColumn).data().toString(), TimeFormat::duration(0));
 }
 
 QTEST_MAIN(TestCompare)

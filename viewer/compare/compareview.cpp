@@ -44,6 +44,7 @@ struct DiffOutcome {
     std::shared_ptr<const RankOpTotals> totalsB;
     std::vector<OpDiffRow> ops;
     std::vector<StepDiffRow> steps;
+    bool scoped = false; // totals of the steps both ranks completed, not of everything
     qint64 elapsedMs = 0;
 };
 
@@ -192,6 +193,11 @@ void CompareView::buildUi()
     m_filter->setPlaceholderText(tr("Filter names\u2026"));
     m_filter->setClearButtonEnabled(true);
     bar->addWidget(m_filter, 1);
+    m_completedOnly = new QCheckBox(tr("Only steps both completed"), diff);
+    m_completedOnly->setToolTip(tr("Compare only the steps both ranks ran to their end: when one rank crashed, the "
+                                   "ops of a step it never finished are not a difference. On by default when a rank "
+                                   "was cut off inside a step."));
+    bar->addWidget(m_completedOnly);
     m_diffStatus = new QLabel(diff);
     m_diffStatus->setStyleSheet(QStringLiteral("color:#555d68"));
     bar->addWidget(m_diffStatus);
@@ -237,6 +243,10 @@ void CompareView::buildUi()
     connect(m_aCombo, &QComboBox::currentIndexChanged, this, diffCombo);
     connect(m_bCombo, &QComboBox::currentIndexChanged, this, diffCombo);
     connect(swap, &QToolButton::clicked, this, [this] { setDiffRanks(m_diffB, m_diffA); });
+    connect(m_completedOnly, &QCheckBox::toggled, this, [this] {
+        if (!m_updatingCombos && m_session && m_session->rank(m_diffA) && m_session->rank(m_diffB))
+            requestDiff();
+    });
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &t) {
         m_opsProxy->setTextFilter(t);
     });
@@ -377,8 +387,20 @@ void CompareView::setDiffRanks(RankId a, RankId b)
     m_updatingCombos = true;
     m_aCombo->setCurrentIndex(m_aCombo->findData(a));
     m_bCombo->setCurrentIndex(m_bCombo->findData(b));
+    // When a rank stopped inside a step, a diff of everything is led by what it never reached.
+    m_completedOnly->setChecked(RankDiff::anyIncomplete(*m_session, a, b));
     m_updatingCombos = false;
     requestDiff();
+}
+
+bool CompareView::completedStepsOnly() const
+{
+    return m_completedOnly->isChecked();
+}
+
+void CompareView::setCompletedStepsOnly(bool only)
+{
+    m_completedOnly->setChecked(only);
 }
 
 void CompareView::requestDiff()
@@ -394,8 +416,10 @@ void CompareView::requestDiff()
         // Totals stay valid for their session even when the request was superseded.
         if (out.session != m_session)
             return;
-        m_totals[out.a] = out.totalsA;
-        m_totals[out.b] = out.totalsB;
+        if (!out.scoped) {
+            m_totals[out.a] = out.totalsA;
+            m_totals[out.b] = out.totalsB;
+        }
         if (out.generation != m_generation)
             return;
         m_ops->setDiff(out.session, std::move(out.ops), out.a, out.b);
@@ -404,11 +428,15 @@ void CompareView::requestDiff()
         m_opsTable->horizontalHeader()->resizeSection(OpDiffModel::NameColumn,
                                                       std::min(420, m_opsTable->horizontalHeader()->sectionSize(OpDiffModel::NameColumn)));
         m_stepsTable->resizeColumnsToContents();
-        m_diffStatus->setText(tr("%1 \u00b7 %2 ms").arg(countOf(m_ops->rowCount(), tr("name"), tr("names"))).arg(out.elapsedMs));
+        m_diffStatus->setText(tr("%1%2 \u00b7 %3 ms")
+                                  .arg(countOf(m_ops->rowCount(), tr("name"), tr("names")),
+                                       out.scoped ? tr(" in %1 both completed").arg(countOf(qint64(out.steps.size()), tr("step"), tr("steps")))
+                                                  : QString())
+                                  .arg(out.elapsedMs));
         Q_EMIT diffReady(out.a, out.b);
     });
     watcher->setFuture(QtConcurrent::run([gen, session = m_session, a = m_diffA, b = m_diffB, ta = cachedTotals(m_diffA),
-                                          tb = cachedTotals(m_diffB)]() {
+                                          tb = cachedTotals(m_diffB), scoped = m_completedOnly->isChecked()]() {
         QElapsedTimer timer;
         timer.start();
         DiffOutcome out;
@@ -416,10 +444,20 @@ void CompareView::requestDiff()
         out.session = session;
         out.a = a;
         out.b = b;
-        out.totalsA = ta ? ta : std::make_shared<const RankOpTotals>(OpTotals::compute(*session, a));
-        out.totalsB = a == b ? out.totalsA : tb ? tb : std::make_shared<const RankOpTotals>(OpTotals::compute(*session, b));
-        out.ops = RankDiff::ops(*session, *out.totalsA, *out.totalsB);
+        out.scoped = scoped;
         out.steps = RankDiff::steps(*session, a, b);
+        if (scoped) {
+            std::erase_if(out.steps, [](const StepDiffRow &r) { return !r.completedByBoth(); });
+            std::vector<std::int64_t> numbers;
+            for (const StepDiffRow &r : out.steps)
+                numbers.push_back(r.number);
+            out.totalsA = std::make_shared<const RankOpTotals>(OpTotals::compute(*session, a, numbers));
+            out.totalsB = a == b ? out.totalsA : std::make_shared<const RankOpTotals>(OpTotals::compute(*session, b, numbers));
+        } else {
+            out.totalsA = ta ? ta : std::make_shared<const RankOpTotals>(OpTotals::compute(*session, a));
+            out.totalsB = a == b ? out.totalsA : tb ? tb : std::make_shared<const RankOpTotals>(OpTotals::compute(*session, b));
+        }
+        out.ops = RankDiff::ops(*session, *out.totalsA, *out.totalsB);
         out.elapsedMs = timer.elapsed();
         return out;
     }));

@@ -2,7 +2,8 @@
 // The compare view: every rank against a reference rank. The "Ranks" tab shows each rank's memory
 // and steps as small multiples on the aligned axis over a table of per-rank metrics coloured by
 // deviation from the reference; the "Two-rank diff" tab puts rank A's op and kernel totals against
-// rank B's (largest differences first) beside their per-step durations.
+// rank B's (largest differences first) beside their per-step durations, over the steps both ranks
+// completed when one of them was cut off inside a step (a checkbox includes everything).
 //
 // The reference defaults to the median rank (compare/referencerank.h), picked again for every new
 // session; the diff defaults to the reference against the most divergent rank (or the one that ran
@@ -54,6 +55,11 @@ public:
     void setDiffRanks(RankId a, RankId b);
     RankId diffRankA() const { return m_diffA; }
     RankId diffRankB() const { return m_diffB; }
+    /// True when the diff covers only the steps both ranks completed (set on by default for a pair
+    /// of which one was cut off inside a step; the checkbox includes everything again).
+    bool completedStepsOnly() const;
+    /// Sets that scope as the checkbox does (recomputes the diff when it changes).
+    void setCompletedStepsOnly(bool only);
     /// Shows the diff tab (true) or the ranks tab (false).
     void showDiff(bool diff);
 
@@ -105,6 +111,7 @@ private:
     QComboBox *m_bCombo = nullptr;
     QLineEdit *m_filter = nullptr;
     QComboBox *m_kind = nullptr;
+    QCheckBox *m_completedOnly = nullptr;
     QLabel *m_diffStatus = nullptr;
     OpDiffModel *m_ops = nullptr;
     CompareSortFilterModel *m_opsProxy = nullptr;

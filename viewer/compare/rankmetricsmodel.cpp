@@ -93,7 +93,9 @@ std::optional<double> RankMetricsModel::value(const RankMetrics &m, int column)
 
 std::optional<double> RankMetricsModel::deviation(const RankMetrics &m, const RankMetrics &ref, int column)
 {
-    if (column == RankColumn)
+    // A moment on the axis is no amount: a peak earlier or later than the reference's is not a
+    // deviation (a crashed rank's peak comes early because it stopped), so it is never coloured.
+    if (column == RankColumn || column == PeakTimeColumn)
         return std::nullopt;
     const auto v = value(m, column), r = value(ref, column);
     if (!v || !r)
@@ -101,12 +103,11 @@ std::optional<double> RankMetricsModel::deviation(const RankMetrics &m, const Ra
     const double diff = *v - *r;
     const auto over = [&](double scale) { return scale > 0 ? std::optional<double>(diff / scale) : std::nullopt; };
     switch (column) {
-    case PeakTimeColumn:
     case LatenessColumn:
-        // A time on the axis (or a delay) has no natural zero: measure it in the reference's steps.
+        // A delay is measured in the reference's steps.
         if (ref.stepTimeMedianNs && *ref.stepTimeMedianNs > 0)
             return over(double(*ref.stepTimeMedianNs));
-        return column == LatenessColumn ? over(std::max(std::abs(*r), 1e6)) : std::nullopt;
+        return over(std::max(std::abs(*r), 1e6));
     case FragmentationColumn:
         // Relative to the memory it fragments, not to the reference's (often tiny) slack.
         if (ref.peakReservedBytes && *ref.peakReservedBytes > 0)
@@ -213,10 +214,12 @@ QVariant RankMetricsModel::data(const QModelIndex &index, int role) const
         if (col == RankColumn)
             return tr("rank %1").arg(m.rank);
         const auto d = ref ? deviation(m, *ref, col) : std::nullopt;
+        if (col == PeakTimeColumn && value(m, col))
+            return tr("rank %1: %2 (a moment, not an amount: not compared)").arg(m.rank).arg(text(m, col));
         if (!d)
             return value(m, col) ? tr("rank %1: %2 (the reference has no value)").arg(m.rank).arg(text(m, col))
                                  : tr("rank %1 has no value").arg(m.rank);
-        const QString unit = col == PeakTimeColumn || (col == LatenessColumn && ref->stepTimeMedianNs)
+        const QString unit = col == LatenessColumn && ref->stepTimeMedianNs
                                  ? tr(" of a reference step")
                                  : col == FragmentationColumn ? tr(" of the reference's reserved peak") : QString();
         return tr("rank %1: %2, reference rank %3: %4 (%5%6)")
@@ -254,7 +257,7 @@ QString RankMetricsModel::columnToolTip(int column)
         QT_TR_NOOP("The rank (bold: the reference)"),
         QT_TR_NOOP("Largest bytes allocated by PyTorch's caching allocator"),
         QT_TR_NOOP("Largest bytes reserved by the caching allocator"),
-        QT_TR_NOOP("When allocated memory peaked, from the session start (aligned axis); deviation in reference steps"),
+        QT_TR_NOOP("When allocated memory peaked, from the session start (aligned axis); a moment, never coloured as a deviation"),
         QT_TR_NOOP("Largest nvidia-smi memory.used of the rank's GPU"),
         QT_TR_NOOP("ProfilerStep count"),
         QT_TR_NOOP("Median ProfilerStep duration"),

@@ -2,6 +2,7 @@
 // One row per rank with the DESIGN.md §3 metrics (plus collective lateness and fragmentation),
 // each cell coloured by how far it lies from the reference rank's value: white when they agree,
 // warmer the further apart, so the odd rank and the odd metric stand out without reading numbers.
+// Amounts only: "Peak at" is a time and stays uncoloured.
 
 #include "comparesortfiltermodel.h"
 
@@ -54,9 +55,10 @@ public:
 
     /// Raw value of `column` for `m` (bytes, ns, counts), or nullopt.
     static std::optional<double> value(const RankMetrics &m, int column);
-    /// Relative deviation of `v` from the reference `ref`: (v − ref) / |ref|, or for the peak time
-    /// the distance in reference median steps (a peak one step later is 1.0); OOM counts differ by
-    /// 1.0 when one rank ran out of memory and the other did not. nullopt when either is missing.
+    /// Relative deviation of `v` from the reference `ref`: (v − ref) / |ref|, or for collective
+    /// lateness the distance in reference median steps; OOM counts differ by 1.0 when one rank ran
+    /// out of memory and the other did not. nullopt when either is missing, and always for the peak
+    /// time: a moment on the axis is not an amount, never coloured as a deviation.
     static std::optional<double> deviation(const RankMetrics &m, const RankMetrics &ref, int column);
     /// Background of a cell deviating by `relative` (sign ignored): white below 2 %, then pale
     /// yellow, orange, and red from 100 % on.

@@ -42,16 +42,23 @@ QColor mix(const QColor &a, const QColor &b, double t)
 
 TimeNs medianStep(const Rank &rank)
 {
-    if (rank.steps.empty())
-        return 0;
+    // The steps the rank completed: a cut-off last step is no step time.
     std::vector<TimeNs> d;
     for (const Step &s : rank.steps)
-        d.push_back(s.range.duration());
+        if (!s.incomplete)
+            d.push_back(s.range.duration());
+    if (d.empty())
+        return 0;
     std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
     return d[d.size() / 2];
 }
 
 } // namespace
+
+QColor SmallMultiplesPainter::incompleteStepColor()
+{
+    return {0xe5, 0xe7, 0xeb};
+}
 
 void SmallMultiplesPainter::setSession(SessionPtr session)
 {
@@ -369,7 +376,13 @@ void SmallMultiplesPainter::paintRow(QPainter &p, const Geometry &g, int index) 
         if (x1 < strip.left() || x0 > strip.right() + 1)
             continue;
         const QRectF r(x0, strip.top(), std::max(1.0, x1 - x0 - 1), strip.height());
-        p.fillRect(r, stepColor(s.range.duration(), refStep));
+        // A cut-off step is no faster or slower than anything: hatched grey, never a deviation.
+        if (s.incomplete) {
+            p.fillRect(r, incompleteStepColor());
+            p.fillRect(r, QBrush(QColor(0x6b, 0x72, 0x80), Qt::BDiagPattern));
+        } else {
+            p.fillRect(r, stepColor(s.range.duration(), refStep));
+        }
         const QString label = QString::number(s.number);
         if (r.width() > sm.horizontalAdvance(label) + 6) {
             p.setPen(QColor(0x1f, 0x29, 0x37));
@@ -454,7 +467,9 @@ QString SmallMultiplesPainter::hoverText(int index, TimeNs viewTime) const
         if (s.range.contains(t)) {
             const TimeNs ref = referenceStep();
             QString line = tr("step %1: %2").arg(s.number).arg(TimeFormat::duration(s.range.duration()));
-            if (ref > 0)
+            if (s.incomplete)
+                line += tr(" (cut off: the rank stopped inside it)");
+            else if (ref > 0)
                 line += tr(" (%1%2 % vs reference median)")
                             .arg(s.range.duration() >= ref ? QStringLiteral("+") : QString())
                             .arg((double(s.range.duration()) / double(ref) - 1.0) * 100, 0, 'f', 1);

@@ -3,7 +3,8 @@
 // rank with its allocated memory (filled) and reserved memory (dashed line) on a y scale shared by
 // all rows so heights compare, the reference rank's allocated curve drawn faintly in every other
 // row, the rank's steps underneath coloured by how long they took against the reference's median
-// step, its out-of-memory moments in red, and the time axis under the rows.
+// step (a cut-off step hatched grey, never a deviation), its out-of-memory moments in red, and the
+// time axis under the rows.
 //
 // The SmallMultiples widget feeds it from ViewState and adds the mouse; the compare figure of the
 // exporter (export/comparefigure.h) feeds it from FigureOptions and paints it onto a QImage, SVG or
@@ -105,6 +106,8 @@ public:
     static QColor referenceColor();
     /// Fill of a step of `duration` against the reference median step `reference` (0: unknown).
     static QColor stepColor(TimeNs duration, TimeNs reference);
+    /// Fill of a cut-off step (Step::incomplete), hatched over: never a fast or slow step.
+    static QColor incompleteStepColor();
     /// The pen of a rank's reserved curve.
     static QPen reservedPen(RankId rank);
     /// The smaller font of badges and second lines, for a label font `font` (point or pixel sized).

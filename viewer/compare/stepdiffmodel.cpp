@@ -42,14 +42,21 @@ QVariant StepDiffModel::data(const QModelIndex &index, int role) const
         return {};
     const StepDiffRow &r = m_rows[std::size_t(index.row())];
     const int col = index.column();
-    const auto delta = r.delta();
+    // A cut-off step has a length but no pace: no change is computed against it.
+    const bool cut = r.incompleteA || r.incompleteB;
+    const auto delta = cut ? std::nullopt : r.delta();
+    const auto duration = [](const std::optional<TimeNs> &d, bool incomplete) {
+        if (!d)
+            return QStringLiteral("\u2014");
+        return incomplete ? tr("%1 (cut off)").arg(TimeFormat::duration(*d)) : TimeFormat::duration(*d);
+    };
     const std::optional<double> ratio = delta && r.a && *r.a > 0 ? std::optional<double>(double(*delta) / double(*r.a)) : std::nullopt;
     switch (role) {
     case Qt::DisplayRole:
         switch (col) {
         case StepColumn: return QString::number(r.number);
-        case DurationAColumn: return r.a ? TimeFormat::duration(*r.a) : QStringLiteral("\u2014");
-        case DurationBColumn: return r.b ? TimeFormat::duration(*r.b) : QStringLiteral("\u2014");
+        case DurationAColumn: return duration(r.a, r.incompleteA);
+        case DurationBColumn: return duration(r.b, r.incompleteB);
         case DeltaColumn:
             if (!delta)
                 return QStringLiteral("\u2014");
@@ -73,11 +80,15 @@ QVariant StepDiffModel::data(const QModelIndex &index, int role) const
     case Qt::ForegroundRole:
         if ((col == DeltaColumn || col == RelativeColumn) && delta)
             return deltaColor(double(*delta));
-        if ((col == DurationAColumn && !r.a) || (col == DurationBColumn && !r.b))
+        if ((col == DurationAColumn && (!r.a || r.incompleteA)) || (col == DurationBColumn && (!r.b || r.incompleteB)))
             return QColor(0x9a, 0xa0, 0xa6);
         return {};
     case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
+        if (cut)
+            return tr("rank %1 stopped inside step %2 (it crashed or its trace ended): the step is cut off, not fast")
+                .arg(r.incompleteA ? m_a : m_b)
+                .arg(r.number);
         if (!r.a || !r.b)
             return tr("step %1 ran on rank %2 only").arg(r.number).arg(r.a ? m_a : m_b);
         return {};

@@ -1,6 +1,7 @@
 #pragma once
 // Per-step durations of rank A and rank B side by side, matched by ProfilerStep number, with the
-// change (B − A) absolute and relative. A step only one rank ran shows a dash on the other side.
+// change (B − A) absolute and relative. A step only one rank ran shows a dash on the other side; a
+// step a rank was cut off inside (Step::incomplete) reads "(cut off)", greyed, with no change.
 
 #include "comparesortfiltermodel.h"
 

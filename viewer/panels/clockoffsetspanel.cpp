@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
+#include <QStyle>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -34,6 +35,12 @@ QColor methodColor(AlignmentMethod m)
     case AlignmentMethod::None: return {0xc9, 0x1d, 0x2e};
     }
     return {};
+}
+
+// Amber: an estimate to check, not an error.
+QColor lowConfidenceColor()
+{
+    return {0xb4, 0x53, 0x09};
 }
 
 QIcon rankIcon(RankId rank)
@@ -219,6 +226,16 @@ void ClockOffsetsPanel::updateRow(int row)
         tip = tr("Aligned to rank %1").arg(a.reference);
     else if (a.rank == a.reference)
         tip = tr("The reference rank");
+    // An estimate that may be wrong says so where it is read: a warning icon and colour, the reason
+    // in the tooltip. The user's own offset is not judged.
+    const bool low = !overridden && a.confidence == RankAlignment::Confidence::Low;
+    m->setIcon(low ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+    m->setData(Qt::UserRole, low);
+    if (low) {
+        m->setForeground(lowConfidenceColor());
+        tip = (tip.isEmpty() ? QString() : tip + QLatin1Char('\n'))
+            + tr("Low confidence: %1").arg(QString::fromStdString(a.confidenceReason));
+    }
     m->setToolTip(tip);
     m_table->item(row, ResidualColumn)->setText(a.residualNs && !overridden ? QStringLiteral("± %1").arg(TimeFormat::duration(*a.residualNs))
                                                                             : QStringLiteral("—"));

@@ -1,7 +1,8 @@
 #pragma once
 // Every rank's clock offset: the value, how the analysis found it (matched collectives, steps,
 // the source's wall clock, an anchor, the user, nothing), how well it fits (residual) and on how
-// many anchors it rests. An offset can be typed in µs or reset to the estimate; each change emits
+// many anchors it rests. A Low-confidence estimate shows a warning icon and colour in the Method
+// column (Qt::UserRole true), with the reason as its tooltip. An offset can be typed in µs or reset to the estimate; each change emits
 // the user's overrides, and the owner applies them to the view at once and re-runs the analysis.
 
 #include "analysisresult.h"
