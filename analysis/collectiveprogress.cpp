@@ -251,9 +251,11 @@ void CollectiveProgress::gatherWatchdog(const Session &s)
 void CollectiveProgress::gatherFlightRecorder(const Session &s)
 {
     const FlightRecorderEvidence &fr = s.flightRecorder();
-    const auto key = [](const std::string &pgId, const std::string &desc) { return desc == "default_pg" ? std::string("0") : groupKey(pgId); };
+    // A group is known across ranks by its name (process_group[0], pg_config's `name`); pg_id is
+    // process-local (new_group([0, 1]) and new_group([2, 3]) can both be pg_id 1 on their ranks).
+    const auto key = [](const std::string &name, const std::string &desc) { return desc == "default_pg" ? std::string("0") : groupKey(name); };
     for (const FlightRecorderGroup &g : fr.groups) {
-        std::vector<RankId> &ranks = m_groupRanks[key(g.pgId, g.desc)];
+        std::vector<RankId> &ranks = m_groupRanks[key(g.name.empty() ? g.pgId : g.name, g.desc)];
         for (RankId r : g.ranks)
             if (std::find(ranks.begin(), ranks.end(), r) == ranks.end())
                 ranks.push_back(r);
@@ -262,11 +264,14 @@ void CollectiveProgress::gatherFlightRecorder(const Session &s)
     for (const FlightRecorderStatus &st : fr.status) {
         if (st.rank < 0)
             continue;
-        std::string desc;
+        std::string desc, name = st.pgId;
         for (const FlightRecorderGroup &g : fr.groups)
-            if (g.pgId == st.pgId && g.rank == st.rank)
+            if (g.pgId == st.pgId && g.rank == st.rank && g.source == st.source) {
                 desc = g.desc;
-        RankProgress &e = entry(st.rank, key(st.pgId, desc));
+                if (!g.name.empty())
+                    name = g.name;
+            }
+        RankProgress &e = entry(st.rank, key(name, desc));
         ProgressNote n{st.rank, ProgressKind::FlightRecorderStatus, st.source, -1, -1, kNoTime,
                        "flight recorder pg_status of PG " + st.pgId + ": last enqueued " + std::to_string(st.lastEnqueued)
                            + ", started " + std::to_string(st.lastStarted) + ", completed " + std::to_string(st.lastCompleted)};
@@ -286,7 +291,7 @@ void CollectiveProgress::gatherFlightRecorder(const Session &s)
     for (const FlightRecord &f : fr.entries) {
         if (f.rank < 0 || f.isP2p || f.collectiveSeq < 0)
             continue;
-        const std::string group = key(f.pgId, f.pgDesc);
+        const std::string group = key(f.pgName.empty() ? f.pgId : f.pgName, f.pgDesc);
         const char *state = f.state == FlightRecord::State::Completed ? "completed"
             : f.state == FlightRecord::State::Started                ? "started"
                                                                       : "scheduled";

@@ -218,6 +218,27 @@ std::vector<Evidence> lastLines(const RuleContext &ctx, RankId rank, TimeNs befo
     return out;
 }
 
+// The last collective each kind of evidence saw `rank` run in `group`, and its last NCCL call.
+std::vector<Evidence> lastCollective(const RuleContext &ctx, const CollectiveProgress &p, RankId rank, const std::string &group)
+{
+    std::map<ProgressKind, const CollectiveOp *> last;
+    for (const GroupSeqOps &g : p.seqs())
+        if (g.group == group)
+            for (const CollectiveOp &o : g.ops)
+                if (o.rank == rank && o.kind != ProgressKind::Watchdog)
+                    last[o.kind] = &o; // seqs are sorted: the last one wins
+    std::vector<Evidence> out;
+    for (const auto &[kind, o] : last) {
+        ProgressNote n = o->note;
+        n.text = "last collective of rank " + std::to_string(rank) + ": " + n.text;
+        out.push_back(noteEvidence(ctx, n));
+    }
+    for (const CallProgress &c : p.calls())
+        if (c.rank == rank && c.slot == 0)
+            out.push_back(noteEvidence(ctx, c.note)); // the COLL line itself
+    return out;
+}
+
 // Lines about NCCL's setup and the network, for a hang no rank can be blamed for.
 std::vector<Evidence> initEvidence(const RuleContext &ctx)
 {
@@ -400,9 +421,12 @@ void CollectiveDesyncRule::evaluate(const RuleContext &ctx, std::vector<Finding>
                 for (RankId r : h.absent)
                     f.evidence.push_back(ctx.derived(r, "rank " + std::to_string(r) + " of " + std::to_string(p.worldSize())
                                                             + " left no output in these files: it never reported the wait (or its log is missing)"));
-            for (RankId r : culprits)
+            for (RankId r : culprits) {
+                for (Evidence &e : lastCollective(ctx, p, r, h.group))
+                    f.evidence.push_back(std::move(e));
                 for (Evidence &e : lastLines(ctx, r, firstWait, 3))
                     f.evidence.push_back(std::move(e));
+            }
             f.fix = capital(rankList(culprits)) + " stopped before the collective " + plural(culprits, "its", "their")
                 + " peers wait on: read what " + plural(culprits, "it", "they") + " did last (the lines above: a stalled data "
                   "loader or filesystem, an exception, a rank-dependent branch or early exit that skips the collective) and "

@@ -9,6 +9,7 @@
 #include "importerregistry.h"
 #include "sessionfixture.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTest>
 
@@ -32,6 +33,21 @@ SessionPtr loadFile(const QString &path)
     ctx.timeZone = "UTC";
     std::vector<SourceBuilder> src;
     src.push_back(ImporterRegistry::instance().importFile(path.toStdString(), ctx));
+    return freeze(std::move(src));
+}
+
+// Every file of a folder (one flight-recorder dump per rank), read by the importers.
+SessionPtr loadDir(const QString &dir)
+{
+    const QStringList names = QDir(dir).entryList(QDir::Files, QDir::Name);
+    if (names.isEmpty())
+        return nullptr;
+    std::vector<SourceBuilder> src;
+    for (const QString &n : names) {
+        ImportContext ctx;
+        ctx.timeZone = "UTC";
+        src.push_back(ImporterRegistry::instance().importFile(QString(dir + QLatin1Char('/') + n).toStdString(), ctx));
+    }
     return freeze(std::move(src));
 }
 
@@ -138,6 +154,9 @@ const std::map<QString, std::function<SessionPtr()>> &scenarios()
                  });
              });
          }},
+        {"fr dumps: rank 1 never reaches #67", [] { return loadDir(QStringLiteral(RANKSCOPE_FIXTURES_DIR "/flightrecorder/hang")); }},
+        {"fr dumps: rank 2 broadcasts", [] { return loadDir(QStringLiteral(RANKSCOPE_FIXTURES_DIR "/flightrecorder/desync")); }},
+        {"fr dumps: two ranks, two sizes", [] { return loadDir(QStringLiteral(RANKSCOPE_FIXTURES_DIR "/flightrecorder/sizemismatch")); }},
         {"fr: all completed", [] { return frJob([](RankId r) { return dump(r, 12, 12, {0, 1, 2, 3}); }); }},
         {"all on the first collective", [] { return allTimeOut(1, 1, 0); }},
         {"all equal, garbage progress", [] { return allTimeOut(20, 94904856301872, 3904955349522264369); }},
@@ -179,6 +198,14 @@ void TestCulprit::culprit_data()
                                                 << "flight recorder" << QList<int>{0, 1, 3};
     QTest::newRow("fr: size mismatch at SeqNum 4") << "fr: rank 1 other size" << true << QList<int>{1} << "at SeqNum 4" << "[[512, 1024]]"
                                                    << QList<int>{};
+    QTest::newRow("fr dumps: rank 1 missing from #67") << "fr dumps: rank 1 never reaches #67" << true << QList<int>{1}
+                                                      << "never reached nccl:all_reduce SeqNum 67" << "SeqNum 66"
+                                                      << QList<int>{0, 2, 3};
+    QTest::newRow("fr dumps: broadcast among all_reduce") << "fr dumps: rank 2 broadcasts" << true << QList<int>{2}
+                                                          << "ran nccl:broadcast" << "nccl:broadcast" << QList<int>{0, 1, 3};
+    // Two ranks, two sizes: no majority, so both are named and the title says they disagree.
+    QTest::newRow("fr dumps: 1 vs 1 sizes, no majority") << "fr dumps: two ranks, two sizes" << true << QList<int>{0, 1}
+                                                         << "disagree at SeqNum 12" << "[[512]]" << QList<int>{};
     QTest::newRow("all on SeqNum 1: nobody") << "all on the first collective" << true << QList<int>{} << "no rank can be blamed" << ""
                                              << QList<int>{0, 1, 2, 3};
     QTest::newRow("equal progress, garbage counters: nobody") << "all equal, garbage progress" << true << QList<int>{}
