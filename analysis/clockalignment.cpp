@@ -54,6 +54,8 @@ std::optional<Estimate> consensus(std::vector<TimeNs> d)
     return e;
 }
 
+constexpr std::size_t kMaxCandidates = 64;
+
 // One collective alone could be matched to anything; ask for two agreeing pairs unless the traces
 // hold only one each.
 int minAnchors(const Collectives &a, const Collectives &b)
@@ -182,12 +184,13 @@ std::optional<PairMatch> matchByShift(const Collectives &ref, const Collectives 
     const int need = minAnchors(ref, other);
     if (rawBest < need || rawBest == 0)
         return std::nullopt;
-    // Candidates worth scoring: a shift that explains under half of the best one's pairs is noise.
+    // Candidates worth scoring: a shift that explains under half of the best one's pairs is noise,
+    // and of long periodic traces (every shift explains nearly all) the strongest kMaxCandidates do.
     // Offsets within the tolerance of one already scored are the same candidate.
     std::vector<Estimate> candidates;
-    std::sort(raw.begin(), raw.end(), [](const Estimate &a, const Estimate &b) { return a.anchors > b.anchors; });
+    std::stable_sort(raw.begin(), raw.end(), [](const Estimate &a, const Estimate &b) { return a.anchors > b.anchors; });
     for (const Estimate &r : raw) {
-        if (r.anchors * 2 < rawBest)
+        if (r.anchors * 2 < rawBest || candidates.size() >= kMaxCandidates)
             break;
         if (std::any_of(candidates.begin(), candidates.end(),
                         [&](const Estimate &c) { return std::llabs(c.offset - r.offset) <= ClockAlignment::kInlierToleranceNs; }))

@@ -140,6 +140,7 @@ private Q_SLOTS:
     void unrelatedTracesKeepWallClock();
     void transitiveThroughOtherGroup();
     void longTraceWithoutSeq();
+    void longPeriodicTraceWithoutSeq();
     void extraCollectives_data();
     void extraCollectives();
     void hostsFromNcclInit();
@@ -393,6 +394,25 @@ void TestClockAlignment::longTraceWithoutSeq()
     QCOMPARE(a[1].method, AlignmentMethod::Collectives);
     QCOMPARE(a[1].anchors, 19995);
     QVERIFY(std::llabs(a[1].offsetNs + 1250 * kMs) <= 40'000);
+}
+
+void TestClockAlignment::longPeriodicTraceWithoutSeq()
+{
+    // 20 000 identical allreduces 300 ms apart without sequence numbers, rank 1 starting 5 later and
+    // 20 ms ahead: every shift fits almost as well, so the scoring stays bounded and the wall clock
+    // decides (and the offset is Low confidence: the collectives alone cannot tell).
+    std::vector<SourceBuilder> src;
+    src.push_back(syntheticRank(0, 0, 0, 20000, false, true, false).take());
+    src.push_back(syntheticRank(1, 20 * kMs, 5, 20000, false, true, false).take());
+    const SessionPtr s = freeze(std::move(src));
+    QElapsedTimer timer;
+    timer.start();
+    const auto a = ClockAlignment::align(*s);
+    qInfo("aligned 2 x 20000 periodic collectives in %lld ms", static_cast<long long>(timer.elapsed()));
+    QCOMPARE(a[1].method, AlignmentMethod::Collectives);
+    QVERIFY(std::llabs(a[1].offsetNs + 20 * kMs) <= 40'000);
+    QCOMPARE(a[1].anchors, 19995);
+    QCOMPARE(a[1].confidence, RankAlignment::Confidence::Low);
 }
 
 void TestClockAlignment::extraCollectives_data()
