@@ -59,7 +59,11 @@ struct Document {
 class Machine
 {
 public:
-    Machine(std::string_view data, const RestrictedUnpickler::Limits &limits) : m_data(data), m_limits(limits) {}
+    /// `salvaging`: a FRAME longer than the data is read on to where the data really ends (loadPartial).
+    Machine(std::string_view data, const RestrictedUnpickler::Limits &limits, bool salvaging = false)
+        : m_data(data), m_limits(limits), m_salvaging(salvaging)
+    {
+    }
     /// Hands the values over: the returned reference keeps the whole document alive.
     PickleRef adopt(PickleRef root)
     {
@@ -172,7 +176,7 @@ private:
     void frame(std::size_t at)
     {
         const auto n = static_cast<std::uint64_t>(le(8, false));
-        if (n > m_data.size() - m_pos)
+        if (n > m_data.size() - m_pos && !m_salvaging)
             throw Failure("pickle-bad-frame",
                           "pickle FRAME announces " + std::to_string(n) + " bytes but only "
                               + std::to_string(m_data.size() - m_pos) + " remain (truncated or corrupt file)",
@@ -418,6 +422,7 @@ private:
     std::string_view m_data;
     RestrictedUnpickler::Limits m_limits;
     std::size_t m_pos = 0;
+    bool m_salvaging = false;
     std::size_t m_op = 0; // offset of the opcode being run
     PickleRef m_lastContainer; // the dict or list made last (salvage() needs to know if it was still empty)
     std::size_t m_values = 0;
@@ -459,7 +464,7 @@ PickleRef RestrictedUnpickler::load(std::string_view data, const Limits &limits,
 PickleRef RestrictedUnpickler::loadPartial(std::string_view data, const Limits &limits, Error &error)
 {
     try {
-        Machine m(data, limits);
+        Machine m(data, limits, true);
         try {
             return m.adopt(m.run());
         } catch (const Failure &f) {

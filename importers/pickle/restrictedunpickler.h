@@ -67,7 +67,9 @@ public:
     static PickleRef load(std::string_view data, const Limits &limits, Error &error);
     /// Like load(), but a pickle that ends early (pickle-truncated) still yields what was read: the
     /// containers still open are closed where the data ends and marked `partial` (a dict drops a key
-    /// left without its value), and `error` says where it ended. Other failures return nullptr.
+    /// left without its value), and `error` says where it ended. A protocol-4 FRAME that announces more
+    /// bytes than remain is read up to the end instead of failing as pickle-bad-frame. Other failures
+    /// return nullptr.
     static PickleRef loadPartial(std::string_view data, const Limits &limits, Error &error);
 };
 

@@ -140,6 +140,7 @@ void TestFlightRecorder::sniffing_data()
     QTest::newRow("json dump") << "json/nccl_trace_rank_2" << QByteArray() << "flight-recorder";
     QTest::newRow("no rank in name") << "p2p/dump_from_host_b" << QByteArray() << "flight-recorder";
     QTest::newRow("truncated") << "truncated/nccl_trace_rank_0" << QByteArray() << "flight-recorder";
+    QTest::newRow("truncated protocol 4") << "truncated_p4/nccl_trace_rank_1" << QByteArray() << "flight-recorder";
     QTest::newRow("odd values") << "odd/flightrecorder_dump" << QByteArray() << "flight-recorder";
     // Protocol 4 (Python's default) writes keys as SHORT_BINUNICODE inside a FRAME.
     QTest::newRow("protocol 4 keys") << QString() << dictPickle({"version", "entries", "pg_config"}, 4) << "flight-recorder";
@@ -551,6 +552,9 @@ void TestFlightRecorder::brokenDumps_data()
     QTest::addColumn<bool>("hasErrors");
     QTest::newRow("truncated pickle") << "truncated/nccl_trace_rank_0" << QByteArray()
                                       << QStringList{"pickle-truncated", "fr-truncated-entry"} << 5 << true;
+    // Re-saved by Python (protocol 4): the one FRAME announces more bytes than the cut file holds.
+    QTest::newRow("truncated protocol 4") << "truncated_p4/nccl_trace_rank_1" << QByteArray()
+                                          << QStringList{"pickle-truncated", "fr-truncated-entry"} << 5 << true;
     QTest::newRow("odd values") << "odd/flightrecorder_dump" << QByteArray()
                                 << QStringList{"fr-unknown-version", "fr-bad-group", "fr-bad-status", "fr-entry-no-seq",
                                                "fr-bad-field", "fr-bad-state", "fr-entry-no-time", "fr-entry-not-dict",
@@ -613,7 +617,7 @@ void TestFlightRecorder::brokenDumps()
     }
     if (fixture.startsWith("truncated")) {
         // What was kept is exactly what the whole dump says for those entries.
-        const SourceBuilder whole = importFixture("hang/nccl_trace_rank_0");
+        const SourceBuilder whole = importFixture("hang/" + fixture.section('/', 1));
         for (const FlightRecord &r : b.flightRecorder().entries) {
             const FlightRecord &w = whole.flightRecorder().entries[std::size_t(r.index)];
             QCOMPARE(r.collectiveSeq, w.collectiveSeq);
