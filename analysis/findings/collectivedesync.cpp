@@ -10,6 +10,7 @@
 #include "collectiveprogress.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -136,6 +137,43 @@ std::optional<Mismatch> firstMismatch(const RuleContext &ctx, const CollectivePr
     return std::nullopt;
 }
 
+// Every rank waits with the same SeqNum (or the log never said which): NCCL's own op counter on
+// the first communicator of each rank can still show one that issued fewer calls.
+void behindByOpCount(const RuleContext &ctx, const CollectiveProgress &p, const std::vector<RankId> &members, Hang &h)
+{
+    std::map<RankId, const CallProgress *> first;
+    for (const CallProgress &c : p.calls())
+        if (c.slot == 0 && has(members, c.rank))
+            first[c.rank] = &c;
+    if (first.size() < 2 || first.size() != members.size())
+        return;
+    std::map<std::uint64_t, int> votes;
+    for (const auto &[r, c] : first)
+        ++votes[c->lastOpCount];
+    std::uint64_t majority = 0;
+    int best = 0;
+    for (const auto &[count, n] : votes)
+        if (n >= best) {
+            best = n;
+            majority = count;
+        }
+    for (const auto &[r, c] : first) {
+        if (c->lastOpCount >= majority)
+            continue;
+        h.behind.push_back(r);
+        h.waiting.erase(std::remove(h.waiting.begin(), h.waiting.end(), r), h.waiting.end());
+        const auto hex = [](std::uint64_t v) {
+            char buf[24];
+            std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+            return std::string(buf);
+        };
+        h.why.push_back(ctx.derived(r, "rank " + std::to_string(r) + "'s last NCCL call has opCount " + hex(c->lastOpCount) + " where "
+                                           + std::to_string(best) + " of " + std::to_string(first.size()) + " ranks reached "
+                                           + hex(majority)));
+        h.why.push_back(noteEvidence(ctx, c->note));
+    }
+}
+
 Hang findHang(const RuleContext &ctx, const CollectiveProgress &p, const std::string &group,
               const std::vector<RankId> &recordWaiters)
 {
@@ -197,6 +235,8 @@ Hang findHang(const RuleContext &ctx, const CollectiveProgress &p, const std::st
         else
             h.absent.push_back(r);
     }
+    if (h.behind.empty() && h.silent.empty() && h.absent.empty() && h.ahead.empty())
+        behindByOpCount(ctx, p, p.members(group), h);
     return h;
 }
 

@@ -134,6 +134,32 @@ SessionPtr allTimeOut(std::int64_t seq, std::int64_t enqueued, std::int64_t comp
     return freeze(std::move(src));
 }
 
+// Old watchdog lines without a SeqNum on every rank; NCCL COLL lines show rank 2's communicator
+// one AllReduce short (`lastOpCount2` = 0x1d), or level with its peers (0x1e).
+SessionPtr opCounts(std::uint64_t lastOpCount2)
+{
+    JobLog log;
+    for (RankId r = 0; r < 4; ++r)
+        for (std::uint64_t op = 0x1c; op <= (r == 2 ? lastOpCount2 : 0x1e); ++op) {
+            NcclCall c;
+            c.rank = r;
+            c.op = "AllReduce";
+            c.opCount = op;
+            c.count = 1024;
+            c.comm = "0x55" + std::to_string(r);
+            c.time = kT0 + std::int64_t(op) * kSec;
+            c.line = log.record(r, "NCCL INFO AllReduce: opCount " + std::to_string(op) + " count 1024 datatype 7 op 0 comm " + c.comm,
+                                LogFlagNcclCollective, LogKind::Nccl, LogLevel::Info, c.time);
+            log.logs().calls.push_back(c);
+        }
+    for (RankId r = 0; r < 4; ++r)
+        log.record(r, "[Rank " + std::to_string(r) + "] Watchdog caught collective operation timeout", LogFlagWatchdogTimeout,
+                   LogKind::PyTorch, LogLevel::Error, kT0 + 100 * kSec);
+    std::vector<SourceBuilder> src;
+    src.push_back(log.take());
+    return freeze(std::move(src));
+}
+
 const std::map<QString, std::function<SessionPtr()>> &scenarios()
 {
     static const std::map<QString, std::function<SessionPtr()>> table{
@@ -141,6 +167,8 @@ const std::map<QString, std::function<SessionPtr()>> &scenarios()
         {"8 ranks, 3 silent", [] { return loadFile(kFixtures + "hang_8rank_broadcast_silent.log"); }},
         {"reduce vs allgather", [] { return loadFile(kFixtures + "desync_reduce_vs_allgather.log"); }},
         {"rank 7 lags", [] { return loadFile(kFixtures + "hang_rank7_seq_lag.log"); }},
+        {"opCount: rank 2 one call short", [] { return opCounts(0x1d); }},
+        {"opCount: all level", [] { return opCounts(0x1e); }},
         {"healthy log", [] { return loadFile(kFixtures + "healthy_4rank_with_warnings.log"); }},
         {"alcf sample", [] { return loadFile(kSamples + kAlcf); }},
         {"fr: rank 2 missing", [] {
@@ -206,6 +234,10 @@ void TestCulprit::culprit_data()
     // Two ranks, two sizes: no majority, so both are named and the title says they disagree.
     QTest::newRow("fr dumps: 1 vs 1 sizes, no majority") << "fr dumps: two ranks, two sizes" << true << QList<int>{0, 1}
                                                          << "disagree at SeqNum 12" << "[[512]]" << QList<int>{};
+    QTest::newRow("nccl opCount: rank 2 behind") << "opCount: rank 2 one call short" << true << QList<int>{2} << "never reached"
+                                                 << "opCount 0x1d where 3 of 4 ranks reached 0x1e" << QList<int>{0, 1, 3};
+    QTest::newRow("nccl opCount level: nobody") << "opCount: all level" << true << QList<int>{} << "no rank can be blamed" << ""
+                                                << QList<int>{0, 1, 2, 3};
     QTest::newRow("all on SeqNum 1: nobody") << "all on the first collective" << true << QList<int>{} << "no rank can be blamed" << ""
                                              << QList<int>{0, 1, 2, 3};
     QTest::newRow("equal progress, garbage counters: nobody") << "all equal, garbage progress" << true << QList<int>{}
@@ -261,7 +293,7 @@ void TestCulprit::culprit()
             seen |= e.rank == w;
         QVERIFY2(seen, qPrintable(QStringLiteral("waiting rank %1 not in the evidence").arg(w)));
     }
-    if (ranks.isEmpty() && scenario != QLatin1String("all equal, garbage progress")) {
+    if (ranks.isEmpty() && scenario != QLatin1String("all equal, garbage progress") && !scenario.startsWith(QLatin1String("opCount"))) {
         // No culprit: the init/network evidence is what is left to read.
         bool init = false;
         for (const Evidence &e : f.evidence)
