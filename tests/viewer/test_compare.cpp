@@ -12,6 +12,7 @@
 #include "compare/rankmetricsmodel.h"
 #include "compare/referencerank.h"
 #include "compare/smallmultiples.h"
+#include "compare/smallmultiplespainter.h"
 #include "compare/stepdiffmodel.h"
 #include "importerregistry.h"
 #include "rankcolors.h"
@@ -322,6 +323,21 @@ void TestCompare::demoSmallMultiples()
     // Steps have their strip: the reference's steps are neutral, step 414 of rank 2 is not.
     const QRect strip = w.stripRect(2, figure);
     QVERIFY(!strip.isEmpty());
+    // Rank 2's step 414 ended in its OOM: hatched grey as cut off, never green as a fast step.
+    const QRgb cut = SmallMultiplesPainter::incompleteStepColor().rgb();
+    QVERIFY2(countColor(img, strip, cut) > 20, "rank 2's cut-off step is drawn as such");
+    for (const Step &st : s->rank(2)->steps)
+        if (st.incomplete)
+            QCOMPARE(st.number, std::int64_t(414));
+    SmallMultiplesPainter painter;
+    painter.setSession(s);
+    painter.setAnalysis(r);
+    painter.setRanks({0, 1, 2, 3});
+    painter.setReferenceRank(ref);
+    painter.setClockOffsets({{2, r->offsetOf(2)}});
+    const TimeNs inLast = s->rank(2)->steps.back().range.begin + r->offsetOf(2) + 1000;
+    QVERIFY2(painter.hoverText(2, inLast).contains(QLatin1String("cut off")), qPrintable(painter.hoverText(2, inLast)));
+    QVERIFY(!painter.hoverText(2, s->rank(2)->steps.front().range.begin + r->offsetOf(2) + 1000).contains(QLatin1String("cut off")));
     // Hidden ranks lose their row.
     state.setRankHidden(1, true);
     QCOMPARE(w.shownRanks(), (std::vector<RankId>{0, 2, 3}));
@@ -355,6 +371,8 @@ void TestCompare::dlrmSmallMultiples()
         const QRect pr = w.plotRect(k, figure);
         QVERIFY(pr.height() >= 20);
         QCOMPARE(countColor(img, pr, SmallMultiples::oomColor().rgb()), 0);
+        // A healthy run: no step is cut off.
+        QCOMPARE(countColor(img, w.stripRect(k, figure), SmallMultiplesPainter::incompleteStepColor().rgb()), 0);
     }
     // Each rank's own colour is in its row's label (the stripe).
     const QRect pr3 = w.plotRect(3, figure);
