@@ -560,6 +560,8 @@ void TestFlightRecorder::brokenDumps_data()
                                                "fr-bad-field", "fr-bad-state", "fr-entry-no-time", "fr-entry-not-dict",
                                                "fr-no-rank"}
                                 << 5 << false;
+    QTest::newRow("not a dict") << QString() << QByteArray(R"([{"entries":[],"pg_config":{}}])") << QStringList{"fr-not-dict"}
+                                << 0 << true;
     QTest::newRow("truncated json") << QString() << QByteArray(R"({"entries":[{"collective_seq_id":1,"pg_id":0},{"coll)")
                                     << QStringList{"fr-json-invalid"} << 0 << true;
     QTest::newRow("newer minor version") << QString()
