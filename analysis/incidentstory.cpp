@@ -1,6 +1,7 @@
 #include "incidentstory.h"
 
 #include "findings/rulecontext.h"
+#include "storyrelations.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,64 +12,7 @@ namespace rs {
 
 namespace {
 
-enum class Link : std::uint8_t { Contributes, Causes };
-enum class Scope : std::uint8_t { SameRank, AnyRank, OtherRank };
-
-struct Relation {
-    std::string_view cause;
-    std::string_view effect;
-    Link link;
-    Scope scope;
-    bool needsTime = false;             // both timed and the cause strictly first (pairs that can go either way)
-    Severity minCause = Severity::Info; // the weakest cause that counts
-};
-
-// General knowledge, not cases: what can lead to what. A pair listed both ways (a lost connection
-// can kill a rank; a dead rank makes NCCL report errors) is decided by time, so links never loop.
-constexpr Relation kRelations[] = {
-    // Why a rank ran out of memory: conditions of that same rank.
-    {"uneven-batch", "oom", Link::Contributes, Scope::SameRank},
-    {"activation-memory", "oom", Link::Contributes, Scope::SameRank},
-    {"allocator-fragmentation", "oom", Link::Contributes, Scope::SameRank},
-    {"nccl-buffer-memory", "oom", Link::Contributes, Scope::SameRank},
-    {"init-full-params", "oom", Link::Contributes, Scope::SameRank},
-    {"non-pytorch-memory", "oom", Link::Contributes, Scope::SameRank},
-    {"memory-growth", "oom", Link::Contributes, Scope::SameRank},
-    // What a rank that died leaves behind: its peers wait for it (desync, timeouts, lateness), NCCL
-    // tears its communicators down, the launcher kills the others. The dead rank is often the one
-    // the desync names, so any rank counts.
-    {"oom", "collective-desync", Link::Causes, Scope::AnyRank},
-    {"oom", "straggler", Link::Causes, Scope::AnyRank},
-    {"oom", "rank-failure", Link::Causes, Scope::AnyRank},
-    {"oom", "nccl-error", Link::Causes, Scope::AnyRank},
-    {"rank-failure", "collective-desync", Link::Causes, Scope::AnyRank},
-    {"rank-failure", "straggler", Link::Causes, Scope::AnyRank},
-    {"rank-failure", "nccl-error", Link::Causes, Scope::AnyRank},
-    {"rank-failure", "rank-failure", Link::Causes, Scope::OtherRank, true},
-    // A broken connection hangs the peers and can kill a process; a harmless NCCL warning does not.
-    {"nccl-error", "collective-desync", Link::Causes, Scope::AnyRank, false, Severity::High},
-    {"nccl-error", "rank-failure", Link::Causes, Scope::AnyRank, true, Severity::High},
-};
-
 constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
-
-bool shareRank(const Finding &a, const Finding &b)
-{
-    for (RankId r : a.ranks)
-        if (r >= 0 && std::find(b.ranks.begin(), b.ranks.end(), r) != b.ranks.end())
-            return true;
-    return false;
-}
-
-bool inScope(Scope scope, const Finding &cause, const Finding &effect)
-{
-    switch (scope) {
-    case Scope::SameRank: return shareRank(cause, effect);
-    case Scope::AnyRank: return true;
-    case Scope::OtherRank: return !effect.ranks.empty() && !shareRank(cause, effect);
-    }
-    return false;
-}
 
 std::vector<RankId> realRanks(const std::vector<RankId> &ranks)
 {
@@ -118,6 +62,30 @@ std::string joined(const std::vector<std::string> &parts)
     for (std::size_t i = 0; i < parts.size(); ++i)
         s += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
     return s;
+}
+
+// Whether `text` names rank `r` ("rank 2", "Rank 2's"; not "rank 21").
+bool mentionsRank(const std::string &text, RankId r)
+{
+    const std::string name = std::to_string(r);
+    for (const char *form : {"Rank ", "rank ", "ranks ", "Ranks "})
+        for (std::size_t at = text.find(form); at != std::string::npos; at = text.find(form, at + 1)) {
+            // The list after "ranks " ("ranks 0, 1, 3") names each of its numbers.
+            std::size_t p = at + std::char_traits<char>::length(form);
+            for (;;) {
+                std::size_t e = p;
+                while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e])))
+                    ++e;
+                if (e == p)
+                    break;
+                if (text.compare(p, e - p, name) == 0)
+                    return true;
+                if (text.compare(e, 2, ", ") != 0)
+                    break;
+                p = e + 2;
+            }
+        }
+    return false;
 }
 
 std::string plural(std::size_t n, const char *one, const char *many)
@@ -170,7 +138,7 @@ void Storyteller::link()
     // chain up from it ends at the cause the story is about.
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
-            if (j != i && IncidentStory::relation(at(j), at(i)) == StoryRole::Consequence
+            if (j != i && StoryRelations::relation(at(j), at(i)) == StoryRole::Consequence
                 && (m_causeOf[static_cast<std::size_t>(i)] < 0 || timeOf(j) < timeOf(m_causeOf[static_cast<std::size_t>(i)])))
                 m_causeOf[static_cast<std::size_t>(i)] = j;
     // Links decided by time cannot loop; this guards against a table that someday could.
@@ -187,7 +155,7 @@ void Storyteller::link()
         if (m_causeOf[static_cast<std::size_t>(j)] >= 0)
             continue;
         for (int i = 0; i < n && m_feeds[static_cast<std::size_t>(j)] < 0; ++i)
-            if (i != j && IncidentStory::relation(at(j), at(i)) == StoryRole::Contributing)
+            if (i != j && StoryRelations::relation(at(j), at(i)) == StoryRole::Contributing)
                 m_feeds[static_cast<std::size_t>(j)] = i;
     }
 }
@@ -270,7 +238,9 @@ std::string Storyteller::event(int i) const
             s += ", " + formatBytes(*m->oomFreeBytes) + " free";
         return s + ")";
     }
-    return f.title;
+    // A title that does not say whose it is gets its ranks in front ("Rank 1: CUDA 13.0 software…").
+    const bool named = std::any_of(ranks.begin(), ranks.end(), [&f](RankId r) { return mentionsRank(f.title, r); });
+    return ranks.empty() || named ? f.title : capitalised(rankList(ranks)) + ": " + f.title;
 }
 
 // A condition behind `root`, about the culprit ("it", "its") when `self`, else naming its rank.
@@ -341,7 +311,21 @@ std::string Storyteller::consequence(int i, const std::vector<RankId> &culprits)
                 + (list.size() == 1 ? " until its watchdog timed out" : " until their watchdogs timed out");
         }
     }
-    return lowerFirst(f.title);
+    // The culprit's own process dying is part of what happened to it: told by how it ended.
+    const std::vector<RankId> ranks = realRanks(f.ranks);
+    if (f.id == "rank-failure" && ranks.size() == 1 && std::find(culprits.begin(), culprits.end(), ranks.front()) != culprits.end()) {
+        std::string how = "exited";
+        if (m_session)
+            for (const ChildFailure &c : m_session->logs().failures)
+                if (c.rank == ranks.front()) {
+                    how = !c.signal.empty() ? "died of " + c.signal : c.exitCode != 0 ? "exited with code " + std::to_string(c.exitCode) : how;
+                    break;
+                }
+        return "rank " + std::to_string(ranks.front()) + "'s process " + how;
+    }
+    // Anything else by its title, without the details after a colon (an exception's message).
+    const std::string title = f.title.substr(0, f.title.find(": "));
+    return lowerFirst(title);
 }
 
 // How the job ended, when a launcher or scheduler said so: a scheduler's cancel ends it for
@@ -465,7 +449,9 @@ IncidentSummary Storyteller::tell()
     std::string events;
     for (int r : tier)
         events += events.empty() ? event(r) : "; " + lowerFirst(event(r));
-    text = (s.culpritRanks.empty() ? "No rank can be blamed: " + lowerFirst(events) : events) + ".";
+    // Without a culprit, say so, unless the cause's own words already do.
+    const bool saysSo = lowerAll(events).find("no rank can be blamed") != std::string::npos;
+    text = (s.culpritRanks.empty() && !saysSo ? "No rank can be blamed: " + lowerFirst(events) : events) + ".";
     std::vector<std::string> why;
     for (int j : contributors) {
         const std::string c = contribution(j, m_feeds[static_cast<std::size_t>(j)], s.culpritRanks.size() == 1);
@@ -487,7 +473,8 @@ IncidentSummary Storyteller::tell()
         then.push_back(plural(more, "more finding", "more findings"));
     }
     if (!then.empty()) {
-        const std::string end = jobEnd();
+        // How the job ended belongs to a rank's story; without a culprit it is the story itself.
+        const std::string end = s.culpritRanks.empty() ? std::string() : jobEnd();
         if (!end.empty())
             then.push_back(end);
         text += " Then " + joined(then) + ".";
@@ -526,20 +513,6 @@ std::string IncidentSummary::firstSentence() const
 FindingStory IncidentSummary::roleOf(int index) const
 {
     return index >= 0 && index < static_cast<int>(roles.size()) ? roles[static_cast<std::size_t>(index)] : FindingStory{};
-}
-
-StoryRole IncidentStory::relation(const Finding &cause, const Finding &effect)
-{
-    for (const Relation &rel : kRelations) {
-        if (rel.cause != cause.id || rel.effect != effect.id || cause.severity < rel.minCause || !inScope(rel.scope, cause, effect))
-            continue;
-        if (rel.link == Link::Contributes)
-            return StoryRole::Contributing;
-        const bool timed = cause.timeNs && effect.timeNs;
-        if (rel.needsTime ? timed && *cause.timeNs < *effect.timeNs : !timed || *cause.timeNs <= *effect.timeNs)
-            return StoryRole::Consequence;
-    }
-    return StoryRole::Unrelated;
 }
 
 std::string IncidentStory::aboutItself(std::string_view title, RankId rank)

@@ -110,10 +110,10 @@ void TestIncidentStory::chain_data()
         << "cause consequence:0" << QStringList{"Then rank-failure title."} << QStringList{};
     QTest::newRow("near miss: untimed failures of two ranks are both causes")
         << QStringList{"rank-failure/high/3/-", "rank-failure/high/1/-"} << QList<int>{0, 1} << QList<int>{1, 3} << "cause cause"
-        << QStringList{"rank-failure title; rank-failure title."} << QStringList{"Then"};
+        << QStringList{"Rank 3: rank-failure title; rank 1: rank-failure title."} << QStringList{"Then"};
     QTest::newRow("near miss: a failure of the same rank later is no consequence of it")
         << QStringList{"rank-failure/high/3/10", "rank-failure/high/3/20"} << QList<int>{0, 1} << QList<int>{3}
-        << "cause cause" << QStringList{"rank-failure title; rank-failure title."} << QStringList{"Then"};
+        << "cause cause" << QStringList{"Rank 3: rank-failure title; rank 3: rank-failure title."} << QStringList{"Then"};
     QTest::newRow("NCCL errors after a rank died")
         << QStringList{"oom/high/2/30", "nccl-error/medium/0,1/35"} << QList<int>{0, 1} << QList<int>{2} << "cause consequence:0"
         << QStringList{"Then nccl-error title."} << QStringList{};
@@ -124,19 +124,34 @@ void TestIncidentStory::chain_data()
         << QStringList{"collective-desync/high//40", "nccl-error/high/0/30"} << QList<int>{1, 0} << QList<int>{0}
         << "consequence:1 cause" << QStringList{"nccl-error title.", "Then collective-desync title."} << QStringList{};
     QTest::newRow("conditions in severity order; the strongest names the fix")
-        << QStringList{"oom/high/2/30", "allocator-fragmentation/low/2/-", "activation-memory/high/2/28"} << QList<int>{2, 1, 0}
+        << QStringList{"oom/high/2/30", "allocator-fragmentation/medium/2/-", "activation-memory/high/2/28"} << QList<int>{2, 1, 0}
         << QList<int>{2} << "cause contributing:0 contributing:0"
         << QStringList{"Activation-memory title and allocator-fragmentation title.", "Fix: fix for activation-memory"}
         << QStringList{"fix for allocator-fragmentation"};
     QTest::newRow("near miss: a condition of another rank does not explain the OOM")
         << QStringList{"oom/high/2/30", "memory-growth/medium/1/5"} << QList<int>{0} << QList<int>{2} << "cause unrelated"
         << QStringList{"Fix: fix for oom"} << QStringList{"memory-growth title"};
+    QTest::newRow("near miss: a low condition explains nothing")
+        << QStringList{"oom/high/2/30", "nccl-buffer-memory/low/2/-"} << QList<int>{0} << QList<int>{2} << "cause unrelated"
+        << QStringList{"Fix: fix for oom"} << QStringList{"nccl-buffer-memory title"};
     QTest::newRow("an untimed OOM: a later failure hangs off an earlier one, and both off the OOM")
         << QStringList{"oom/high/2/-", "rank-failure/high/2/20", "rank-failure/high/3/30"} << QList<int>{0, 1, 2} << QList<int>{2}
-        << "cause consequence:0 consequence:0" << QStringList{"Then rank-failure title."} << QStringList{};
+        << "cause consequence:0 consequence:0" << QStringList{"Then rank 2's process exited and rank-failure title."} << QStringList{};
     QTest::newRow("every rank ran out of memory: all are the culprits")
         << QStringList{"oom/high/0/10", "oom/high/1/11"} << QList<int>{0, 1} << QList<int>{0, 1} << "cause cause"
-        << QStringList{"oom title; oom title."} << QStringList{"stand apart"};
+        << QStringList{"Rank 0: oom title; rank 1: oom title."} << QStringList{"stand apart"};
+    QTest::newRow("the ranks that waited were aborted after the hang")
+        << QStringList{"collective-desync/high/1/40", "rank-failure/high/0/50"} << QList<int>{0, 1} << QList<int>{1}
+        << "cause consequence:0" << QStringList{"Rank 1: collective-desync title.", "Then rank-failure title."} << QStringList{};
+    QTest::newRow("the scheduler ended the hang at its time limit")
+        << QStringList{"rank-failure/high//50", "collective-desync/high/1/40"} << QList<int>{1, 0} << QList<int>{1}
+        << "consequence:1 cause" << QStringList{"Rank 1: collective-desync title. Then rank-failure title."} << QStringList{};
+    QTest::newRow("near miss: a job-level cancel without time neither starts nor ends the hang")
+        << QStringList{"rank-failure/high//-", "collective-desync/high/1/40"} << QList<int>{1} << QList<int>{1} << "unrelated cause"
+        << QStringList{"1 other finding stands apart"} << QStringList{"Then"};
+    QTest::newRow("a title that does not say whose it is gets its rank")
+        << QStringList{"driver-mismatch/high/1/-"} << QList<int>{0} << QList<int>{1} << "cause"
+        << QStringList{"Rank 1: driver-mismatch title."} << QStringList{"Rank 1: Rank 1"};
 }
 
 void TestIncidentStory::chain()
@@ -193,6 +208,15 @@ void TestIncidentStory::numbersOfTheCause()
     r.findings[1].title = "Rank 2 processed more data than its peers";
     const std::string t = IncidentStory::build(r).headline;
     QVERIFY2(t.find("It processed more data than its peers and its activations rose") != std::string::npos, t.c_str());
+
+    // Near miss of the rank prefix: a title that names its ranks stays as it is.
+    AnalysisResult named = resultOf({"straggler/medium/1,3/-"});
+    named.findings[0].title = "Ranks 1, 3 arrive late at collectives";
+    const std::string n = IncidentStory::build(named).headline;
+    QVERIFY2(n.starts_with("Ranks 1, 3 arrive late at collectives. Fix:"), n.c_str());
+    named.findings[0].title = "Rank 13 arrives late";
+    const std::string other = IncidentStory::build(named).headline;
+    QVERIFY2(other.starts_with("Ranks 1, 3: Rank 13 arrives late."), other.c_str());
 }
 
 void TestIncidentStory::aboutItself_data()
@@ -255,7 +279,7 @@ void TestIncidentStory::sessionTellsTheRest()
     src.push_back(log.take());
     const SessionPtr session = freeze(std::move(src));
 
-    AnalysisResult r = resultOf({"oom/high/2/30", "collective-desync/high/2/40"});
+    AnalysisResult r = resultOf({"oom/high/2/30", "collective-desync/high/2/40", "rank-failure/high/2/45"});
     RankMetrics m;
     m.rank = 2;
     m.oomRequestedBytes = 2 * kGiB;
@@ -263,7 +287,8 @@ void TestIncidentStory::sessionTellsTheRest()
     r.metrics = {m};
     const std::string h = IncidentStory::build(r, session.get()).headline;
     QVERIFY2(h.starts_with("Rank 2 ran out of GPU memory 2 times in step 5 (tried 2.00 GiB). "), h.c_str());
-    QVERIFY2(h.find("Then ranks 0, 1, 3 waited in allreduce until their watchdogs timed out and torchrun stopped the job.")
+    QVERIFY2(h.find("Then ranks 0, 1, 3 waited in allreduce until their watchdogs timed out, rank 2's process exited with code 1 "
+                    "and torchrun stopped the job.")
                  != std::string::npos,
              h.c_str());
 
