@@ -569,17 +569,22 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                                  {"score", d.score},
                                  {"reason", d.reason}});
         nlohmann::json findings = nlohmann::json::array();
-        for (const Finding &f : r.findings) {
+        for (std::size_t i = 0; i < r.findings.size(); ++i) {
+            const Finding &f = r.findings[i];
             nlohmann::json ev = nlohmann::json::array();
             for (const Evidence &e : f.evidence)
                 ev.push_back(e.text);
-            findings.push_back({{"id", f.id},
+            nlohmann::json j = {{"id", f.id},
                                 {"severity", severityName(f.severity)},
                                 {"ranks", f.ranks},
                                 {"time_ns", f.timeNs ? nlohmann::json(*f.timeNs) : nlohmann::json(nullptr)},
                                 {"title", f.title},
                                 {"evidence", ev},
-                                {"fix", f.fix}});
+                                {"fix", f.fix}};
+            // An addition to the contract: the cause (index into findings) a finding followed from.
+            if (const FindingStory story = r.summary.roleOf(static_cast<int>(i)); story.role == StoryRole::Consequence)
+                j["consequence_of"] = story.relatedTo;
+            findings.push_back(std::move(j));
         }
         nlohmann::json placements = nlohmann::json::array();
         for (const Placement &pl : r.placements) {
@@ -594,16 +599,26 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                                   {"time_ns", pl.timeNs},
                                   {"anchor", pl.anchor}});
         }
-        const nlohmann::json doc = {{"schema", "rankscope.analysis/1"},
-                                    {"ranks", ranks},
-                                    {"spikes", spikes},
-                                    {"divergent_ranks", divergent},
-                                    {"findings", findings},
-                                    {"placements", placements}};
+        // The story is read first: the top level keeps the contract's order (schema, summary, then
+        // the details); the objects inside keep their sorted keys.
+        nlohmann::ordered_json summary;
+        summary["headline"] = r.summary.headline;
+        summary["culprit_ranks"] = r.summary.culpritRanks;
+        summary["chain"] = r.summary.chain;
+        nlohmann::ordered_json doc;
+        doc["schema"] = "rankscope.analysis/1";
+        doc["summary"] = std::move(summary);
+        doc["ranks"] = ranks;
+        doc["spikes"] = spikes;
+        doc["divergent_ranks"] = divergent;
+        doc["findings"] = findings;
+        doc["placements"] = placements;
         std::fputs(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), out);
         std::fputc('\n', out);
     } else {
-        std::string text = "Ranks\n";
+        // The story first, as one paragraph; the details follow.
+        std::string text = r.summary.headline + "\n\n";
+        text += "Ranks\n";
         for (const RankMetrics &m : r.metrics) {
             const TimeNs off = r.offsetOf(m.rank);
             std::string method = "none";
@@ -637,11 +652,28 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                 text += "  " + d.reason + "\n";
         }
         text += r.findings.empty() ? "No findings.\n" : "Findings\n";
-        for (const Finding &f : r.findings) {
-            text += "  [" + std::string(severityName(f.severity)) + "] " + f.id + ": " + f.title + "\n";
+        // Numbered in reading order, as the report and the viewer number them; a consequence names
+        // its cause and carries the cause's fix (fixing the cause fixes it).
+        const std::vector<int> order = findingOrder(r);
+        std::vector<int> number(r.findings.size());
+        for (std::size_t k = 0; k < order.size(); ++k)
+            number[static_cast<std::size_t>(order[k])] = static_cast<int>(k) + 1;
+        for (const int i : order) {
+            const Finding &f = r.findings[static_cast<std::size_t>(i)];
+            const FindingStory story = r.summary.roleOf(i);
+            text += "  #" + std::to_string(number[static_cast<std::size_t>(i)]) + " [" + severityName(f.severity) + "] " + f.id
+                + ": " + f.title + "\n";
+            const bool consequence = story.role == StoryRole::Consequence && story.relatedTo >= 0;
+            if (consequence)
+                text += "      → consequence of #" + std::to_string(number[static_cast<std::size_t>(story.relatedTo)]) + "\n";
             for (const Evidence &e : f.evidence)
                 text += "      " + e.text + "\n";
-            text += "      fix: " + f.fix + "\n";
+            const int fixFrom = consequence && story.fixFrom >= 0 ? story.fixFrom : i;
+            if (fixFrom != i)
+                text += "      fix (of the cause, #" + std::to_string(number[static_cast<std::size_t>(fixFrom)])
+                    + "): " + r.findings[static_cast<std::size_t>(fixFrom)].fix + "\n";
+            else
+                text += "      fix: " + f.fix + "\n";
         }
         std::fputs(text.c_str(), out);
     }

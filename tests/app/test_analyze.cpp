@@ -80,6 +80,26 @@ void checkSchema(const json &doc)
             QVERIFY(e.is_string());
         QVERIFY(f["fix"].is_string() && !f["fix"].get<std::string>().empty());
     }
+    // The story: a headline, the culprits, the chain of findings (each once, cause first). A
+    // finding's "consequence_of" (an addition) names another finding.
+    QVERIFY2(doc.contains("summary") && doc["summary"].is_object(), "summary");
+    const json &summary = doc["summary"];
+    QVERIFY(summary["headline"].is_string() && !summary["headline"].get<std::string>().empty());
+    QVERIFY(summary["culprit_ranks"].is_array());
+    for (const json &r : summary["culprit_ranks"])
+        QVERIFY(r.is_number_integer());
+    QVERIFY(summary["chain"].is_array());
+    std::vector<bool> seen(doc["findings"].size());
+    for (const json &i : summary["chain"]) {
+        QVERIFY(i.is_number_integer() && i.get<long long>() >= 0 && i.get<std::size_t>() < seen.size());
+        QVERIFY2(!seen[i.get<std::size_t>()], "a finding twice in the chain");
+        seen[i.get<std::size_t>()] = true;
+    }
+    for (std::size_t k = 0; k < doc["findings"].size(); ++k)
+        if (const json &f = doc["findings"][k]; f.contains("consequence_of")) {
+            QVERIFY(f["consequence_of"].is_number_integer());
+            QVERIFY(f["consequence_of"].get<std::size_t>() < seen.size() && f["consequence_of"].get<std::size_t>() != k);
+        }
 }
 
 const json *findingOf(const json &doc, const std::string &id, int rank)
@@ -128,6 +148,16 @@ void TestAnalyze::jsonShape()
     }
     QVERIFY(doc["findings"].empty());
     QVERIFY(doc["spikes"].empty()); // 1 KiB rises are not spikes
+    // Nothing found: the story says what was read, blames no one, and comes first (after the schema).
+    QVERIFY2(doc["summary"]["headline"].get<std::string>().starts_with("No findings: RankScope read 3 input files (ranks 0, 1, 2)"),
+             doc["summary"].dump().c_str());
+    QVERIFY(doc["summary"]["culprit_ranks"].empty() && doc["summary"]["chain"].empty());
+    QVERIFY(r.out.find("\"summary\"") < r.out.find("\"ranks\""));
+
+    // The text opens with the same paragraph.
+    const Result text = runCli({QStringLiteral("analyze"), dir.path()});
+    QCOMPARE(text.status, 0);
+    QVERIFY2(text.out.starts_with(doc["summary"]["headline"].get<std::string>() + "\n\nRanks\n"), text.out.c_str());
 }
 
 void TestAnalyze::exitStatus_data()
@@ -261,6 +291,23 @@ void TestAnalyze::demoIncident()
     const json *activation = findingOf(doc, "activation-memory", 2);
     QVERIFY2(activation, doc["findings"].dump(1).c_str());
     QCOMPARE((*activation)["severity"].get<std::string>(), std::string("high"));
+
+    // One story: rank 2 is the culprit, the OOM's conditions (the uneven batch, the activations)
+    // come before it in the chain, and the headline tells it with the uneven batch's fix.
+    const json &summary = doc["summary"];
+    QVERIFY2(summary["culprit_ranks"] == json::array({2}), summary.dump().c_str());
+    auto position = [&](const json *f) {
+        for (std::size_t k = 0; k < summary["chain"].size(); ++k)
+            if (&doc["findings"][summary["chain"][k].get<std::size_t>()] == f)
+                return static_cast<long long>(k);
+        return -1LL;
+    };
+    QVERIFY2(position(uneven) >= 0 && position(activation) >= 0 && position(uneven) < position(oom)
+                 && position(activation) < position(oom),
+             summary.dump().c_str());
+    const std::string headline = summary["headline"].get<std::string>();
+    QVERIFY2(headline.starts_with("Rank 2 ran out of GPU memory"), headline.c_str());
+    QVERIFY2(headline.find("Fix: " + (*uneven)["fix"].get<std::string>()) != std::string::npos, headline.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestAnalyze)
