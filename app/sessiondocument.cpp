@@ -1,5 +1,7 @@
 #include "sessiondocument.h"
 
+#include "inputstream.h"
+
 #include "report/incidentreport.h"
 
 #include <QDir>
@@ -324,6 +326,10 @@ bool SessionDocument::looksLikeSessionFile(const QString &path)
 {
     if (path.endsWith(QLatin1String(".rankscope"), Qt::CaseInsensitive))
         return true;
+    // Sniffing opens the file: a FIFO or a device would block it (or never end), so only a regular
+    // file is looked into.
+    if (!InputStream::notRegular(path.toStdString()).empty())
+        return false;
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return false;

@@ -25,6 +25,9 @@ public:
     /// (nvidia-smi's local times). Empty means the machine's local zone.
     std::string timeZone;
 
+    /// The most decompressed bytes read from one file (InputStream::setLimit); 0: no limit.
+    std::int64_t maxDecompressedBytes = 64LL << 30;
+
     /// True once the user asked to stop; importers return promptly (a partial result is fine).
     bool isCancelled() const { return m_cancel && m_cancel->load(std::memory_order_relaxed); }
 

@@ -55,10 +55,16 @@ const Importer *ImporterRegistry::pick(std::string_view head, std::string_view p
 SourceBuilder ImporterRegistry::importFile(const std::string &path, ImportContext &ctx) const
 {
     SourceBuilder out(path);
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        out.error("empty-folder", "the folder holds no files (hidden files are skipped)");
+        out.finish();
+        return out;
+    }
     std::string err;
     auto in = InputStream::open(path, &err);
     if (!in) {
-        out.error("open-failed", err);
+        out.error(err.rfind("not a regular file", 0) == 0 ? "not-regular-file" : "open-failed", err);
         return out;
     }
     out.source().fileBytes = in->compressedSize();
@@ -76,6 +82,7 @@ SourceBuilder ImporterRegistry::importBytes(std::string bytes, const std::string
 
 SourceBuilder ImporterRegistry::run(std::unique_ptr<InputStream> in, SourceBuilder out, ImportContext &ctx) const
 {
+    in->setLimit(ctx.maxDecompressedBytes);
     out.source().compression = in->compression();
     const std::string_view head = in->peek(kSniffBytes);
     if (!in->error().empty() && head.empty()) {
@@ -102,8 +109,12 @@ SourceBuilder ImporterRegistry::run(std::unique_ptr<InputStream> in, SourceBuild
     } catch (const std::exception &e) {
         out.error("import-failed", std::string("import failed: ") + e.what(), -1, in->position());
     }
-    if (!in->error().empty())
+    if (in->limitReached())
+        out.error("decompressed-limit", in->error(), -1, in->position());
+    else if (!in->error().empty())
         out.error("read-failed", in->error(), -1, in->position());
+    if (!in->changed().empty())
+        out.warning("file-changed-while-read", in->changed());
     if (ctx.isCancelled())
         out.warning("cancelled", "import cancelled; the data read so far is kept", -1, in->position());
     else
@@ -137,6 +148,12 @@ std::vector<std::string> ImporterRegistry::expandPaths(const std::vector<std::st
             out.insert(out.end(), found.begin(), found.end());
             if (fromFolder)
                 fromFolder->insert(fromFolder->end(), found.size(), true);
+            // A folder with nothing in it must not vanish without a word: importFile() says so.
+            if (found.empty()) {
+                out.push_back(p);
+                if (fromFolder)
+                    fromFolder->push_back(false);
+            }
         } else {
             out.push_back(p);
             if (fromFolder)

@@ -3,6 +3,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,18 +26,38 @@ public:
     virtual ~ByteSource() = default;
     virtual std::size_t read(char *dst, std::size_t n) = 0;
     virtual bool failed() const { return false; }
+    /// After the end: a sentence when the source's size changed while it was read, else "".
+    virtual std::string changed() const { return {}; }
 };
 
 class FileSource final : public ByteSource
 {
 public:
-    explicit FileSource(std::FILE *f) : m_f(f) {}
+    FileSource(std::FILE *f, std::int64_t size) : m_f(f), m_size(size) {}
     ~FileSource() override { std::fclose(m_f); }
-    std::size_t read(char *dst, std::size_t n) override { return std::fread(dst, 1, n, m_f); }
+    std::size_t read(char *dst, std::size_t n) override
+    {
+        const std::size_t k = std::fread(dst, 1, n, m_f);
+        m_read += static_cast<std::int64_t>(k);
+        return k;
+    }
     bool failed() const override { return std::ferror(m_f) != 0; }
+    // A log still being written, or a file truncated by its writer, is not what was opened.
+    std::string changed() const override
+    {
+        if (m_read > m_size)
+            return "the file grew while it was read (" + std::to_string(m_size) + " bytes when opened, "
+                + std::to_string(m_read) + " read): what was read past its size was kept";
+        if (m_read < m_size && !std::ferror(m_f))
+            return "the file shrank while it was read (" + std::to_string(m_size) + " bytes when opened, only "
+                + std::to_string(m_read) + " could be read)";
+        return {};
+    }
 
 private:
     std::FILE *m_f;
+    std::int64_t m_size = 0;
+    std::int64_t m_read = 0;
 };
 
 class MemorySource final : public ByteSource
@@ -75,6 +99,8 @@ protected:
             k = m_src->read(dst, n);
             if (k == 0 && m_src->failed())
                 setError(std::string("read error: ") + std::strerror(errno));
+            if (k == 0 && n > 0)
+                setChanged(m_src->changed());
         }
         m_compressedRead += static_cast<std::int64_t>(k);
         return k;
@@ -210,28 +236,57 @@ std::unique_ptr<InputStream> makeStream(std::unique_ptr<ByteSource> src, std::in
 
 } // namespace
 
+std::string InputStream::notRegular(const std::string &path)
+{
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0)
+        return std::string("cannot open: ") + std::strerror(errno);
+    return kindProblem(st.st_mode);
+}
+
+std::string InputStream::kindProblem(unsigned mode)
+{
+    if (S_ISREG(mode))
+        return {};
+    const char *kind = S_ISFIFO(mode) ? "FIFO"
+        : S_ISDIR(mode)              ? "directory"
+        : S_ISCHR(mode)              ? "character device"
+        : S_ISBLK(mode)              ? "block device"
+        : S_ISSOCK(mode)             ? "socket"
+                                     : "special file";
+    return std::string("not a regular file (") + kind + ")";
+}
+
 std::unique_ptr<InputStream> InputStream::open(const std::string &path, std::string *error)
 {
-    std::FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f) {
+    // O_NONBLOCK: opening a FIFO for reading must not wait for a writer. The kind is checked on the
+    // descriptor itself, so a path swapped between a check and the open cannot slip through.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
         if (error)
             *error = std::string("cannot open: ") + std::strerror(errno);
         return nullptr;
     }
-    std::int64_t size = 0;
-    if (std::fseek(f, 0, SEEK_END) == 0) {
-        size = std::ftell(f);
-        std::fseek(f, 0, SEEK_SET);
-    }
-    std::error_code ec;
-    if (size < 0 || std::filesystem::is_directory(path, ec)) {
-        // A directory opens on Linux but cannot be read; ext4 even reports its size as LLONG_MAX.
-        std::fclose(f);
+    struct stat st{};
+    std::string problem = ::fstat(fd, &st) != 0 ? std::string("cannot stat: ") + std::strerror(errno) : kindProblem(st.st_mode);
+    if (!problem.empty()) {
+        ::close(fd);
         if (error)
-            *error = "cannot read: not a regular file";
+            *error = std::move(problem);
         return nullptr;
     }
-    return makeStream(std::make_unique<FileSource>(f), size);
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    std::FILE *f = ::fdopen(fd, "rb");
+    if (!f) {
+        ::close(fd);
+        if (error)
+            *error = std::string("cannot open: ") + std::strerror(errno);
+        return nullptr;
+    }
+    const auto size = static_cast<std::int64_t>(st.st_size);
+    return makeStream(std::make_unique<FileSource>(f, size), size);
 }
 
 std::unique_ptr<InputStream> InputStream::fromMemory(std::string bytes, std::string *)
@@ -242,6 +297,21 @@ std::unique_ptr<InputStream> InputStream::fromMemory(std::string bytes, std::str
 
 std::size_t InputStream::read(char *dst, std::size_t n)
 {
+    // The ceiling on decompressed bytes: a bomb stops here, reported, instead of filling memory or
+    // running for minutes.
+    if (m_limit > 0) {
+        const std::int64_t room = m_limit - m_position;
+        if (room <= 0) {
+            char probe = 0;
+            if (m_error.empty() && (m_peekPos < m_peek.size() || readRaw(&probe, 1) == 1)) {
+                m_limitReached = true;
+                setError("more than " + std::to_string(m_limit) + " bytes after decompression, the limit per file: the "
+                         "rest was not read (stopped at decompressed offset " + std::to_string(m_limit) + ")");
+            }
+            return 0;
+        }
+        n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(n), room));
+    }
     std::size_t k = 0;
     if (m_peekPos < m_peek.size()) {
         k = std::min(n, m_peek.size() - m_peekPos);
@@ -265,6 +335,8 @@ std::size_t InputStream::read(char *dst, std::size_t n)
 std::string_view InputStream::peek(std::size_t n)
 {
     // Peeking only ever happens before the first read, so the buffer starts at the stream start.
+    if (m_limit > 0)
+        n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(n), m_limit));
     while (m_peek.size() - m_peekPos < n) {
         const std::size_t have = m_peek.size();
         m_peek.resize(m_peekPos + n);

@@ -34,6 +34,9 @@ public:
     static QString precise(TimeNs relative);
     /// Wall-clock time in UTC with ns ("2023-09-07 23:10:01.545 123 456 UTC").
     static QString wallClock(TimeNs epochNs);
+    /// False for times of sources without a wall clock (placed from 0, before the year 2000): such a
+    /// time must not be written as a date.
+    static bool isWallClock(TimeNs t) { return t >= 946684800LL * 1000000000LL; }
     /// A byte count with binary units to three significant digits ("12.3 GiB", "512 B").
     static QString bytes(double bytes);
 };

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <set>
 
@@ -82,6 +84,12 @@ void TestCli::exitStatus_data()
     QTest::newRow("good plus missing") << QStringList{QStringLiteral("good"), QStringLiteral("missing")} << 1 << QStringLiteral("missing.json: error:");
     QTest::newRow("good plus truncated") << QStringList{QStringLiteral("good"), QStringLiteral("bad")} << 1 << QStringLiteral("bad.json");
     QTest::newRow("no paths") << QStringList{} << 2 << QStringLiteral("no input paths");
+    // A FIFO would block a reader forever: refused at once, and the good file beside it loads.
+    QTest::newRow("good plus fifo") << QStringList{QStringLiteral("good"), QStringLiteral("fifo")} << 1
+                                    << QStringLiteral("fifo.json: error: not a regular file (FIFO)");
+    QTest::newRow("fifo only") << QStringList{QStringLiteral("fifo")} << 2 << QStringLiteral("not a regular file (FIFO)");
+    QTest::newRow("good plus empty folder") << QStringList{QStringLiteral("good"), QStringLiteral("empty")} << 1
+                                            << QStringLiteral("empty: error: the folder holds no files");
 }
 
 void TestCli::exitStatus()
@@ -91,9 +99,13 @@ void TestCli::exitStatus()
     QFETCH(QString, stderrNeedle);
     QTemporaryDir dir;
     rs::test::writeExitStatusInputs(dir.path(), 1);
+    QVERIFY(::mkfifo(dir.filePath(QStringLiteral("fifo.json")).toLocal8Bit().constData(), 0600) == 0);
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("empty")));
     QStringList args{QStringLiteral("inspect")};
     for (const QString &f : files)
-        args << dir.filePath(f == QLatin1String("unknown") ? f + QStringLiteral(".txt") : f + QStringLiteral(".json"));
+        args << dir.filePath(f == QLatin1String("unknown") ? f + QStringLiteral(".txt")
+                             : f == QLatin1String("empty") ? f
+                                                           : f + QStringLiteral(".json"));
     const Result r = runCli(args);
     QCOMPARE(r.status, status);
     if (!stderrNeedle.isEmpty())

@@ -4,8 +4,12 @@
 #include "inputstream.h"
 #include "kinetotesthelpers.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -53,6 +57,11 @@ private Q_SLOTS:
     void emptyInput();
     void openFile();
     void openMissingFile();
+    void onlyRegularFilesOpen_data();
+    void onlyRegularFilesOpen();
+    void decompressionStopsAtTheLimit_data();
+    void decompressionStopsAtTheLimit();
+    void fileThatGrowsWhileReadIsReported();
 };
 
 void TestImporterInputStream::roundTrip_data()
@@ -170,6 +179,109 @@ void TestImporterInputStream::openMissingFile()
     QVERIFY(err.find("cannot open") != std::string::npos);
     QVERIFY(!InputStream::open("/tmp", &err)); // a directory
     QVERIFY(!err.empty());
+}
+
+void TestImporterInputStream::onlyRegularFilesOpen_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("fifo") << "fifo" << "not a regular file (FIFO)";
+    QTest::newRow("directory") << "directory" << "not a regular file (directory)";
+    QTest::newRow("character device") << "device" << "not a regular file (character device)";
+    QTest::newRow("symlink loop") << "loop" << "cannot open";
+    QTest::newRow("symlink to a file") << "link" << "";
+    QTest::newRow("regular file") << "file" << "";
+}
+
+void TestImporterInputStream::onlyRegularFilesOpen()
+{
+    // Opening a FIFO for reading waits for a writer: it must be refused at once, not block.
+    QFETCH(QString, kind);
+    QFETCH(QString, expected);
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("f.json").toStdString();
+    std::ofstream(file) << "{}";
+    std::string path = dir.filePath("x").toStdString();
+    if (kind == "fifo")
+        QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+    else if (kind == "directory")
+        path = dir.path().toStdString();
+    else if (kind == "device")
+        path = "/dev/zero";
+    else if (kind == "loop") {
+        QCOMPARE(::symlink(dir.filePath("y").toStdString().c_str(), path.c_str()), 0);
+        QCOMPARE(::symlink(path.c_str(), dir.filePath("y").toStdString().c_str()), 0);
+    } else if (kind == "link")
+        QCOMPARE(::symlink(file.c_str(), path.c_str()), 0);
+    else
+        path = file;
+    QElapsedTimer timer;
+    timer.start();
+    std::string err;
+    auto in = InputStream::open(path, &err);
+    QVERIFY(timer.elapsed() < 2000);
+    QCOMPARE(InputStream::notRegular(path).empty(), expected.isEmpty());
+    if (expected.isEmpty()) {
+        QVERIFY2(in, err.c_str());
+        QCOMPARE(drain(*in, 16), std::string("{}"));
+        return;
+    }
+    QVERIFY(!in);
+    QVERIFY2(err.find(expected.toStdString()) == 0, err.c_str());
+    QVERIFY2(InputStream::notRegular(path).find(expected.toStdString()) == 0, InputStream::notRegular(path).c_str());
+}
+
+void TestImporterInputStream::decompressionStopsAtTheLimit_data()
+{
+    QTest::addColumn<QString>("codec");
+    QTest::addColumn<qint64>("limit");
+    QTest::addColumn<bool>("stops");
+    // 64 MiB of spaces pack into a few KiB: a small bomb, made here.
+    QTest::newRow("zstd over") << "zstd" << qint64(8 << 20) << true;
+    QTest::newRow("gzip over") << "gzip" << qint64(8 << 20) << true;
+    QTest::newRow("plain over") << "plain" << qint64(8 << 20) << true;
+    QTest::newRow("zstd exactly at") << "zstd" << qint64(64 << 20) << false;
+    QTest::newRow("zstd under") << "zstd" << qint64(65 << 20) << false;
+}
+
+void TestImporterInputStream::decompressionStopsAtTheLimit()
+{
+    QFETCH(QString, codec);
+    QFETCH(qint64, limit);
+    QFETCH(bool, stops);
+    const std::string text(64 << 20, ' ');
+    const std::string bytes = codec == "zstd" ? zstd(text) : codec == "gzip" ? gzip(text) : text;
+    std::string err;
+    auto in = InputStream::fromMemory(bytes, &err);
+    in->setLimit(limit);
+    QVERIFY(in->peek(4 << 20).size() == (4u << 20));
+    std::size_t total = 0;
+    std::string buf(1 << 20, '\0');
+    while (const std::size_t n = in->read(buf.data(), buf.size()))
+        total += n;
+    QCOMPARE(in->limitReached(), stops);
+    QCOMPARE(qint64(total), stops ? limit : qint64(text.size()));
+    if (stops)
+        QVERIFY2(in->error().find("decompressed offset " + std::to_string(limit)) != std::string::npos, in->error().c_str());
+    else
+        QVERIFY(in->error().empty());
+}
+
+void TestImporterInputStream::fileThatGrowsWhileReadIsReported()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("live.log").toStdString();
+    std::ofstream(path) << std::string(1000, 'a');
+    std::string err;
+    auto in = InputStream::open(path, &err);
+    QVERIFY(in);
+    std::ofstream(path, std::ios::app) << std::string(500, 'b'); // a writer still appending
+    QCOMPARE(drain(*in, 100).size(), std::size_t(1500));
+    QVERIFY2(in->changed().find("grew") != std::string::npos, in->changed().c_str());
+    // Near miss: a file left alone reads without a word.
+    auto still = InputStream::open(path, &err);
+    drain(*still, 100);
+    QVERIFY(still->changed().empty());
 }
 
 QTEST_GUILESS_MAIN(TestImporterInputStream)

@@ -42,6 +42,8 @@ QString FigureChrome::zoneName(TimeNs t, const QTimeZone &zone)
 
 QString FigureChrome::rangeText(TimeRange range, const QTimeZone &z)
 {
+    if (!TimeFormat::isWallClock(range.begin))
+        return tr("no wall clock · %1").arg(TimeFormat::duration(range.duration()));
     // The date once when both ends fall on the same day.
     const bool sameDay = QDateTime::fromMSecsSinceEpoch(range.begin / 1000000, z).date()
         == QDateTime::fromMSecsSinceEpoch(range.end / 1000000, z).date();
@@ -135,7 +137,9 @@ void FigureChrome::paintFooter(QPainter &p, const QRect &r, const QFont &base, T
         if (const TimeNs off = it != offsets.end() ? it->second : 0; off != 0)
             shifted << tr("rank %1 %2%3").arg(rank).arg(off > 0 ? QStringLiteral("+") : QString(), TimeFormat::duration(off));
     }
-    QString left = tr("Times on the aligned clock; t = 0 at %1 %2.").arg(wallClock(origin, zone), zoneName(origin, zone));
+    QString left = TimeFormat::isWallClock(origin)
+        ? tr("Times on the aligned clock; t = 0 at %1 %2.").arg(wallClock(origin, zone), zoneName(origin, zone))
+        : tr("No source carries a wall clock: times count from the first record.");
     if (!shifted.isEmpty()) {
         const qsizetype shown = std::min<qsizetype>(shifted.size(), 6);
         left += tr(" Clock offsets: %1%2.").arg(shifted.mid(0, shown).join(QStringLiteral(", ")),

@@ -47,7 +47,9 @@ void FigureRuler::paint(QPainter &p, const QRect &r, int g, const TimeScale &sc,
     p.setFont(small);
     const QRect gutter(8, 0, g - 14, h);
     p.drawText(gutter.adjusted(0, 3, 0, 0), Qt::AlignLeft | Qt::AlignTop,
-               tr("t = 0 at %1 %2").arg(FigureChrome::wallClock(origin, zone), FigureChrome::zoneName(origin, zone)));
+               TimeFormat::isWallClock(origin)
+                   ? tr("t = 0 at %1 %2").arg(FigureChrome::wallClock(origin, zone), FigureChrome::zoneName(origin, zone))
+                   : tr("t = 0: first record (no wall clock)"));
     p.drawText(gutter.adjusted(0, 0, 0, -4), Qt::AlignLeft | Qt::AlignBottom, tr("window %1").arg(TimeFormat::duration(sc.range.duration())));
 
     p.setClipRect(QRect(g, 0, w - g, h));

@@ -137,7 +137,8 @@ void TimeRuler::paintEvent(QPaintEvent *)
     p.setFont(small);
     const QRect gutter(8, 0, m_gutter - 14, height());
     p.drawText(gutter.adjusted(0, 3, 0, 0), Qt::AlignLeft | Qt::AlignTop,
-               tr("t = 0 at") + QLatin1Char(' ') + TimeFormat::wallClock(origin).left(23));
+               TimeFormat::isWallClock(origin) ? tr("t = 0 at") + QLatin1Char(' ') + TimeFormat::wallClock(origin).left(23)
+                                               : tr("t = 0: first record (no wall clock)"));
     p.drawText(gutter.adjusted(0, 0, 0, -4), Qt::AlignLeft | Qt::AlignBottom,
                tr("window %1").arg(TimeFormat::duration(m_state->visibleRange().duration())));
 
