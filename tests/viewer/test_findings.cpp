@@ -13,12 +13,15 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QLabel>
 #include <QTextBrowser>
 #include <QDoubleSpinBox>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
 #include <QTreeView>
+
+#include <algorithm>
 
 using namespace rs;
 using namespace rs::test;
@@ -77,6 +80,9 @@ private Q_SLOTS:
     void selectingAFindingMovesTheView();
     void findingPickedElsewhereIsSelected();
     void evidenceJumpsToItsTime();
+    void storyAboveTheList_data();
+    void storyAboveTheList();
+    void consequencesShownAsSuch();
     void offsetsPanelShowsMethods();
     void editingAnOffsetEmitsOverrides();
     void offsetsMoveDrawnSpans();
@@ -261,6 +267,89 @@ void TestFindings::evidenceJumpsToItsTime()
     QVERIFY(state.visibleRange().contains(50 * kSec));
     QCOMPARE(state.visibleRange().duration(), FindingsPanel::kMomentWindowNs);
     QCOMPARE(state.selectedRank(), 1);
+}
+
+// The incident's story sits above the list (its culprit rank a link that shows the cause); with
+// nothing found it is hidden and the empty page says what was read instead.
+void TestFindings::storyAboveTheList_data()
+{
+    QTest::addColumn<QString>("scenario"); // "incident", "nothing found", "no result"
+    QTest::addColumn<bool>("shown");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("incident") << "incident" << true << "href='rank:2'";
+    QTest::newRow("near miss: nothing found") << "nothing found" << false << "No findings";
+    QTest::newRow("near miss: no result") << "no result" << false << "No findings yet";
+}
+
+void TestFindings::storyAboveTheList()
+{
+    QFETCH(QString, scenario);
+    QFETCH(bool, shown);
+    QFETCH(QString, says);
+    ViewState state;
+    state.setFullRange({0, 100 * kSec});
+    FindingsPanel panel(&state);
+    panel.resize(420, 640);
+    std::shared_ptr<AnalysisResult> result;
+    if (scenario == QLatin1String("incident")) {
+        result = std::make_shared<AnalysisResult>(*makeResult());
+        result->findings[3].title = "Rank 2 ran out of GPU memory";
+    } else if (scenario == QLatin1String("nothing found")) {
+        result = std::make_shared<AnalysisResult>();
+    }
+    panel.setResult(result);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QCOMPARE(panel.storyLabel()->isVisible(), shown);
+    if (!shown) {
+        QVERIFY(panel.storyLabel()->text().isEmpty());
+        QList<QLabel *> labels = panel.findChildren<QLabel *>();
+        const bool any = std::any_of(labels.begin(), labels.end(), [&](QLabel *l) { return l->isVisible() && l->text().contains(says); });
+        QVERIFY2(any, qPrintable(says));
+        return;
+    }
+    const QString text = panel.storyLabel()->text();
+    QVERIFY2(text.startsWith(QStringLiteral("<b><a href='rank:2'")) && text.contains(says), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("Fix:")) && text.contains(QStringLiteral("fix for oom")), qPrintable(text));
+    // Above the list, wrapped to the panel's width.
+    QVERIFY(panel.storyLabel()->mapTo(&panel, QPoint()).y() < panel.tree()->mapTo(&panel, QPoint()).y());
+    QVERIFY(panel.storyLabel()->width() <= panel.width());
+    QVERIFY(panel.storyLabel()->wordWrap());
+    // The culprit's link picks the rank and selects the cause.
+    Q_EMIT panel.storyLabel()->linkActivated(QStringLiteral("rank:2"));
+    QCOMPARE(state.selectedRank(), 2);
+    QCOMPARE(panel.currentFinding(), 3);
+}
+
+// The desync (40 s) and the NCCL error (50 s) followed the OOM (30 s): each reads "↳", names #1 and
+// shows its fix; the driver mismatch stands apart and keeps its own.
+void TestFindings::consequencesShownAsSuch()
+{
+    FindingsModel model;
+    model.setResult(makeResult());
+    const QStringList roles{"cause", "consequence", "consequence", "unrelated"};
+    for (int row = 0; row < 4; ++row) {
+        const QModelIndex i = model.index(row, FindingsModel::TitleColumn);
+        const auto role = static_cast<StoryRole>(i.data(FindingsModel::StoryRoleRole).toInt());
+        QCOMPARE(QString::fromLatin1(storyRoleName(role)), roles[row]);
+        QCOMPARE(i.data().toString().startsWith(QStringLiteral("↳ ")), role == StoryRole::Consequence);
+        QCOMPARE(i.data(FindingsModel::RelatedNumberRole).toInt(), role == StoryRole::Consequence ? 1 : 0);
+        QCOMPARE(i.data(FindingsModel::TextRole).toString(), QStringLiteral("title of ") + i.data(FindingsModel::IdRole).toString());
+    }
+    QVERIFY(model.index(1, FindingsModel::TitleColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Consequence of #1")));
+
+    ViewState state;
+    state.setFullRange({0, 100 * kSec});
+    FindingsPanel panel(&state);
+    panel.setResult(makeResult());
+    panel.selectFinding(1); // the desync
+    const QString details = panel.detailsView()->toPlainText();
+    QVERIFY2(details.contains(QStringLiteral("Consequence of #1")) && details.contains(QStringLiteral("Fix (of #1, the cause)"))
+                 && details.contains(QStringLiteral("fix for oom")) && !details.contains(QStringLiteral("fix for collective-desync")),
+             qPrintable(details));
+    panel.selectFinding(2); // driver-mismatch: its own fix
+    QVERIFY(panel.detailsView()->toPlainText().contains(QStringLiteral("fix for driver-mismatch")));
+    QVERIFY(!panel.detailsView()->toPlainText().contains(QStringLiteral("Consequence of")));
 }
 
 void TestFindings::offsetsPanelShowsMethods()

@@ -64,6 +64,9 @@ TimeRange FigureChrome::window(TimeRange requested, TimeRange full)
 
 QString FigureChrome::defaultTitle(const Session *session, const AnalysisResult *analysis, const QString &fallback)
 {
+    // The incident's story names the culprit and what happened in its first sentence.
+    if (analysis && !analysis->findings.empty() && !analysis->summary.headline.empty())
+        return QString::fromStdString(analysis->summary.firstSentence());
     if (analysis && !analysis->findings.empty()) {
         const Finding *top = &analysis->findings.front();
         for (const Finding &f : analysis->findings)

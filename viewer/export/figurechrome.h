@@ -48,8 +48,9 @@ public:
     /// clipped to the data; a window outside the data is drawn empty rather than refused; never
     /// shorter than ViewState::kMinVisibleNs.
     static TimeRange window(TimeRange requested, TimeRange full);
-    /// The headline of a figure without one: the most severe finding's title, else
-    /// "RankScope · <first input's folder>", else `fallback`.
+    /// The headline of a figure without one: the first sentence of the incident's story (the most
+    /// severe finding's title when the analysis has none), else "RankScope · <first input's folder>",
+    /// else `fallback`.
     /// Each rank's clock offset: the options' override, else the analysis' estimate, else 0.
     static std::map<RankId, TimeNs> offsets(const Session &session, const AnalysisResult *analysis,
                                             const FigureOptions &options);

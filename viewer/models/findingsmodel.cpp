@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "annotations/annotation.h"
+#include "incidentstory.h"
 #include "timeformat.h"
 
 #include <QPainter>
@@ -36,7 +37,17 @@ void FindingsModel::setResult(std::shared_ptr<const AnalysisResult> result)
     // The analyzer already orders them, but the panel promises the order, so it holds it: the same
     // order the findings' numbers count in, so row + 1 is the number.
     m_order = m_result ? findingOrder(*m_result) : std::vector<int>();
+    m_story = !m_result                           ? IncidentSummary()
+        : m_result->summary.roles.size() == m_result->findings.size() && !m_result->summary.headline.empty()
+        ? m_result->summary
+        : IncidentStory::build(*m_result);
     endResetModel();
+}
+
+int FindingsModel::numberOf(int findingIndex) const
+{
+    const auto it = std::find(m_order.begin(), m_order.end(), findingIndex);
+    return it == m_order.end() ? 0 : static_cast<int>(it - m_order.begin()) + 1;
 }
 
 void FindingsModel::setOrigin(TimeNs origin)
@@ -197,12 +208,15 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
     const Finding *f = finding(row);
     if (!f)
         return {};
+    const FindingStory story = m_story.roleOf(m_order[static_cast<std::size_t>(row)]);
+    const bool consequence = story.role == StoryRole::Consequence && story.relatedTo >= 0;
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
         case NumberColumn: return QString::number(row + 1);
         case SeverityColumn: return severityShortLabel(f->severity);
-        case TitleColumn: return fromStd(f->title);
+        // A consequence hangs off its cause, as the reader should think of it.
+        case TitleColumn: return consequence ? QStringLiteral("↳ ") + fromStd(f->title) : fromStd(f->title);
         case RanksColumn: return shortRanksText(f->ranks);
         case TimeColumn: return f->timeNs ? shortTime(*f->timeNs - m_origin) : QStringLiteral("—");
         case IdColumn: return fromStd(f->id);
@@ -216,7 +230,12 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
         switch (column) {
         case NumberColumn: return tr("Finding %1: its marker on the timeline and its badge in exported figures carry this number").arg(row + 1);
         case SeverityColumn: return severityLabel(f->severity);
-        case TitleColumn: return fromStd(f->title);
+        case TitleColumn:
+            if (consequence)
+                return tr("%1\n\nConsequence of #%2: fixing that fixes this.").arg(fromStd(f->title)).arg(numberOf(story.relatedTo));
+            if (story.role == StoryRole::Contributing && story.relatedTo >= 0)
+                return tr("%1\n\nLed to #%2.").arg(fromStd(f->title)).arg(numberOf(story.relatedTo));
+            return fromStd(f->title);
         case RanksColumn: return ranksText(f->ranks);
         case TimeColumn: return f->timeNs ? TimeFormat::precise(*f->timeNs - m_origin) : QVariant();
         default: return {};
@@ -236,6 +255,8 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
     case LineRole: return qlonglong(-1);
     case TextRole: return fromStd(f->title);
     case NumberRole: return row + 1;
+    case StoryRoleRole: return static_cast<int>(story.role);
+    case RelatedNumberRole: return story.relatedTo >= 0 ? numberOf(story.relatedTo) : 0;
     default: return {};
     }
 }

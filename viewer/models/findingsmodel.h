@@ -2,7 +2,8 @@
 // The analysis' findings as a tree: one row per finding (number, severity, title, ranks, time,
 // catalog id), most severe first and, within a severity, earliest first (findingOrder()); under each, its evidence lines and the
 // fix. Times are relative to the session start, like the ruler. The panel, the details text and the
-// tests all read it through the typed roles, so none of them depend on column layout.
+// tests all read it through the typed roles, so none of them depend on column layout. It also holds
+// the incident's story (IncidentSummary): a consequence's title reads "↳ …" and names its cause.
 
 #include "analysisresult.h"
 
@@ -41,6 +42,8 @@ public:
         LineRole,          ///< evidence 1-based line (qlonglong), -1 when none
         TextRole,          ///< title, evidence text or fix (QString), in full
         NumberRole,        ///< the finding's number (int, from 1), also on child rows
+        StoryRoleRole,     ///< StoryRole (int): the finding's part in the incident's story
+        RelatedNumberRole, ///< number (int) of the finding a consequence followed from or a condition led to; 0 when none
     };
 
     explicit FindingsModel(QObject *parent = nullptr);
@@ -48,6 +51,11 @@ public:
     /// Shows the findings of `result` (null: none).
     void setResult(std::shared_ptr<const AnalysisResult> result);
     std::shared_ptr<const AnalysisResult> result() const { return m_result; }
+    /// The incident's story: the result's summary, or told from its findings when the result has
+    /// none (one put together by hand). Empty without a result.
+    const IncidentSummary &story() const { return m_story; }
+    /// The number (row + 1) finding `findingIndex` carries; 0 when it is not shown.
+    int numberOf(int findingIndex) const;
     /// t = 0 of the time column (the ruler's origin).
     void setOrigin(TimeNs origin);
     /// The finding at top-level `row` (rows are ordered, findings are not re-sorted in the result).
@@ -80,6 +88,7 @@ private:
 
     std::shared_ptr<const AnalysisResult> m_result;
     std::vector<int> m_order; // top-level row → index into m_result->findings
+    IncidentSummary m_story;
     TimeNs m_origin = 0;
     mutable std::array<QIcon, 4> m_icons;
 };

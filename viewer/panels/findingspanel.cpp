@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStyledItemDelegate>
@@ -149,9 +150,20 @@ FindingsPanel::FindingsPanel(ViewState *state, QWidget *parent)
     m_stack->addWidget(m_empty);
     m_stack->addWidget(split);
 
+    // The story reads first: one paragraph, its first sentence in bold, the fix set apart.
+    m_story = new QLabel;
+    m_story->setWordWrap(true);
+    m_story->setTextFormat(Qt::RichText);
+    m_story->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    m_story->setOpenExternalLinks(false);
+    m_story->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    m_story->hide();
+    connect(m_story, &QLabel::linkActivated, this, &FindingsPanel::storyLinkActivated);
+
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
+    layout->addWidget(m_story);
     layout->addLayout(bar);
     layout->addWidget(m_stack, 1);
 
@@ -203,8 +215,12 @@ void FindingsPanel::setResult(std::shared_ptr<const AnalysisResult> result)
     m_model->setResult(std::move(result));
     spanChildRows();
     const bool any = m_model->rowCount() > 0;
-    m_empty->setText(m_model->result() ? tr("The analysis found nothing to report.")
-                                       : tr("No findings yet: open a session; the analysis runs once it is loaded."));
+    // With nothing found the story says what was read, which is worth more than "nothing".
+    const QString nothing = QString::fromStdString(m_model->story().headline);
+    m_empty->setText(!m_model->result() ? tr("No findings yet: open a session; the analysis runs once it is loaded.")
+                         : nothing.isEmpty() ? tr("The analysis found nothing to report.")
+                                             : nothing);
+    renderStory();
     m_stack->setCurrentIndex(any ? 1 : 0);
     updateCount();
     if (!keptId.empty() && m_model->result()) {
@@ -401,7 +417,9 @@ void FindingsPanel::linkClicked(const QUrl &url)
     if (url.scheme() == QLatin1String("evidence"))
         activateEvidence(m_current, url.path().toInt());
     else if (url.scheme() == QLatin1String("copyfix"))
-        copyFix(m_current);
+        copyFix(url.path().isEmpty() ? m_current : url.path().toInt());
+    else if (url.scheme() == QLatin1String("goto"))
+        selectFinding(url.path().toInt());
     else if (url.scheme() == QLatin1String("finding"))
         showFinding(m_current, true);
 }
@@ -430,6 +448,15 @@ void FindingsPanel::renderDetails()
         where += QStringLiteral("</a>");
     }
     out += QStringLiteral("<p class='muted' style='margin:0'>%1</p>").arg(where);
+    const FindingStory story = m_model->story().roleOf(m_current);
+    if (story.role == StoryRole::Consequence && story.relatedTo >= 0)
+        out += QStringLiteral("<p style='margin:6px 0 0 0'>↳ %1</p>")
+                   .arg(tr("Consequence of <a href='goto:%1'>#%2</a>: fixing that fixes this.")
+                            .arg(story.relatedTo)
+                            .arg(m_model->numberOf(story.relatedTo)));
+    else if (story.role == StoryRole::Contributing && story.relatedTo >= 0)
+        out += QStringLiteral("<p style='margin:6px 0 0 0'>%1</p>")
+                   .arg(tr("Led to <a href='goto:%1'>#%2</a>.").arg(story.relatedTo).arg(m_model->numberOf(story.relatedTo)));
 
     if (!f->evidence.empty()) {
         out += QStringLiteral("<h4>%1</h4><ul style='margin-left:-24px'>").arg(tr("Evidence"));
@@ -459,11 +486,82 @@ void FindingsPanel::renderDetails()
         }
         out += QStringLiteral("</ul>");
     }
-    if (!f->fix.empty()) {
-        out += QStringLiteral("<h4>%1 <a href='copyfix:' style='font-weight:normal'>(%2)</a></h4>").arg(tr("Fix"), tr("copy"));
-        out += QStringLiteral("<table class='fix' width='100%' cellpadding='6'><tr><td>%1</td></tr></table>").arg(html(f->fix));
+    // A consequence is fixed by fixing its cause: that fix is the one shown.
+    const int fixFrom = story.role == StoryRole::Consequence && story.fixFrom >= 0 ? story.fixFrom : m_current;
+    const Finding *fixer = findingAt(fixFrom);
+    if (fixer && !fixer->fix.empty()) {
+        const QString heading = fixFrom == m_current ? tr("Fix") : tr("Fix (of #%1, the cause)").arg(m_model->numberOf(fixFrom));
+        out += QStringLiteral("<h4>%1 <a href='copyfix:%2' style='font-weight:normal'>(%3)</a></h4>").arg(heading).arg(fixFrom).arg(tr("copy"));
+        out += QStringLiteral("<table class='fix' width='100%' cellpadding='6'><tr><td>%1</td></tr></table>").arg(html(fixer->fix));
     }
     m_details->setHtml(out);
+}
+
+void FindingsPanel::renderStory()
+{
+    const IncidentSummary &story = m_model->story();
+    if (m_model->rowCount() == 0 || story.headline.empty()) {
+        m_story->hide();
+        m_story->clear();
+        return;
+    }
+    // Mentions of a culprit rank are links: a click picks the rank and shows the cause.
+    auto linked = [&story](const QString &text) -> QString {
+        QString out = text.toHtmlEscaped();
+        static const QRegularExpression rank(QStringLiteral("\\b([Rr]ank) (\\d+)\\b"));
+        QString result;
+        qsizetype last = 0;
+        for (auto it = rank.globalMatch(out); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const RankId r = m.captured(2).toInt();
+            result += out.mid(last, m.capturedStart() - last);
+            const bool culprit = std::find(story.culpritRanks.begin(), story.culpritRanks.end(), r) != story.culpritRanks.end();
+            result += culprit ? QStringLiteral("<a href='rank:%1' style='color:#1f4e8c'>%2</a>").arg(r).arg(m.captured(0)) : m.captured(0);
+            last = m.capturedEnd();
+        }
+        return result + out.mid(last);
+    };
+    const QString headline = QString::fromStdString(story.headline);
+    const QString first = QString::fromStdString(story.firstSentence());
+    QString rest = headline.size() > first.size() + 1 ? headline.mid(first.size() + 2) : QString();
+    QString fix;
+    if (const qsizetype at = rest.startsWith(QLatin1String("Fix: ")) ? 0 : rest.indexOf(QLatin1String(" Fix: ")); at >= 0) {
+        fix = rest.mid(at + (at == 0 ? 5 : 6));
+        rest.truncate(at);
+    }
+    // The accent takes the colour of the cause's severity, like its badge in the list.
+    Severity severity = Severity::Info;
+    for (int i : story.chain)
+        if (const Finding *f = findingAt(i); f && story.roleOf(i).role == StoryRole::Cause)
+            severity = std::max(severity, f->severity);
+    QString out = QStringLiteral("<b>%1.</b>").arg(linked(first));
+    if (!rest.isEmpty())
+        out += QLatin1Char(' ') + linked(rest);
+    if (!fix.isEmpty())
+        out += QStringLiteral("<div style='margin-top:5px; color:#1f6f3f'><b>%1</b> %2</div>").arg(tr("Fix:"), fix.toHtmlEscaped());
+    m_story->setText(out);
+    m_story->setStyleSheet(QStringLiteral("QLabel { background: #f8fafc; color: #111827; border: none; border-left: 4px solid %1;"
+                                          " border-bottom: 1px solid #e5e7eb; padding: 8px 10px; }")
+                               .arg(FindingsModel::severityColor(severity).name()));
+    m_story->setToolTip(tr("The incident as one story, built from the findings and their time order"));
+    m_story->show();
+}
+
+void FindingsPanel::storyLinkActivated(const QString &link)
+{
+    const QUrl url(link);
+    if (url.scheme() != QLatin1String("rank"))
+        return;
+    const RankId rank = url.path().toInt();
+    // The cause the rank is blamed for, so the list, the details and the view all show it.
+    const IncidentSummary &story = m_model->story();
+    for (int i : story.chain)
+        if (const Finding *f = findingAt(i); f && story.roleOf(i).role == StoryRole::Cause
+                                              && std::find(f->ranks.begin(), f->ranks.end(), rank) != f->ranks.end()) {
+            selectFinding(i);
+            break;
+        }
+    m_state->setSelectedRank(rank);
 }
 
 } // namespace rs

@@ -3,7 +3,9 @@
 // Selecting a finding frames its ranks on the timeline (ViewState::highlight), shows its time
 // window and picks its first rank; activating an evidence line jumps to that moment and, when it
 // names a log file and line the session holds, asks for that log record to be shown. Below the
-// tree the selected finding reads as a short report whose evidence lines are links.
+// tree the selected finding reads as a short report whose evidence lines are links. Above it all,
+// the incident's story (IncidentSummary::headline) says in one paragraph what happened; its
+// culprit ranks are links that pick the rank and select the cause.
 
 #include "analysisresult.h"
 #include "session.h"
@@ -47,6 +49,8 @@ public:
     FindingsFilterModel *proxy() const { return m_proxy; }
     QTreeView *tree() const { return m_tree; }
     QTextBrowser *detailsView() const { return m_details; }
+    /// The story above the list (hidden while there are no findings).
+    QLabel *storyLabel() const { return m_story; }
     QComboBox *severityCombo() const { return m_severity; }
     QLineEdit *textFilter() const { return m_text; }
     /// Index into the result's findings of the selected finding; -1 when none.
@@ -78,6 +82,8 @@ private:
     void activated(const QModelIndex &index);
     void showFinding(int findingIndex, bool move);
     void renderDetails();
+    void renderStory();
+    void storyLinkActivated(const QString &link);
     void linkClicked(const QUrl &url);
     void contextMenu(const QPoint &pos);
     void spanChildRows();
@@ -94,6 +100,7 @@ private:
     QLineEdit *m_text;
     QLabel *m_count;
     QLabel *m_empty;
+    QLabel *m_story;
     int m_current = -1;
     bool m_restoring = false; // re-selecting after a new result: do not move the view
 };
