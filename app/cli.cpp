@@ -547,6 +547,13 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
             // A placeholder rank: the "host:pid" of the process whose log never stated its rank.
             const Rank *rk = session->rank(m.rank);
             j["unknown_process"] = rk && !rk->unknownProcess.empty() ? nlohmann::json(rk->unknownProcess) : nlohmann::json(nullptr);
+            // Steps the rank was cut off inside (it crashed or its trace ended): not in the step time.
+            nlohmann::json incomplete = nlohmann::json::array();
+            if (rk)
+                for (const Step &st : rk->steps)
+                    if (st.incomplete)
+                        incomplete.push_back(st.number);
+            j["incomplete_steps"] = std::move(incomplete);
             ranks.push_back(std::move(j));
         }
         nlohmann::json spikes = nlohmann::json::array();

@@ -79,7 +79,18 @@ void StepCompleteness::mark(std::vector<Rank> &ranks, const Session &session)
         Step &last = r.steps.back();
         const TimeNs dataEnd = traceEnd(last, session);
         const TimeNs duration = last.range.duration();
-        if (!last.fromLog && last.range.end + kDataEndSlackNs >= dataEnd
+        // Shorter than the peers' same step, and than the rank's own other steps when it has any:
+        // a trace that simply stops with a whole step is not a crash.
+        std::vector<TimeNs> own;
+        for (const Step &s : r.steps)
+            if (&s != &last && !s.incomplete)
+                own.push_back(s.range.duration());
+        bool shortForItself = true;
+        if (!own.empty()) {
+            std::nth_element(own.begin(), own.begin() + std::ptrdiff_t(own.size() / 2), own.end());
+            shortForItself = double(own[own.size() / 2]) >= double(duration) * (1.0 + kPeerLongerFraction);
+        }
+        if (!last.fromLog && last.range.end + kDataEndSlackNs >= dataEnd && shortForItself
             && double(longest[last.number]) >= double(duration) * (1.0 + kPeerLongerFraction) + double(kDataEndSlackNs))
             last.incomplete = true;
     }

@@ -4,9 +4,9 @@
 //  - the rank's failure falls inside it: an OOM (message or the profiler's [OutOfMemory] marker),
 //    a watchdog timeout or a launcher's report of its death, timed on a clock, between the step's
 //    start and the end of its trace (the trace may run on after the step while the GPU catches up);
-//  - it ends where the rank's trace ends while a peer's step of the same number lasts longer (the
-//    rank stopped; its peers went on). Durations are compared, not times: clocks are not aligned
-//    yet when the session is frozen.
+//  - it ends where the rank's trace ends while a peer's step of the same number lasts longer, and
+//    it is shorter than the rank's own other steps (the rank stopped; its peers went on).
+//    Durations are compared, not times: clocks are not aligned yet when the session is frozen.
 // An incomplete step is a fragment, not a fast step: metrics, outlier tests and comparisons leave
 // it out. Decided once, when the session is frozen (SessionBuilder), so every reader agrees.
 

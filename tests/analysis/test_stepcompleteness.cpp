@@ -23,17 +23,19 @@ namespace {
 // `failure` places rank `failRank`'s failure at kT0 + `failAtMs`.
 enum class Failure { None, OomMessage, OomInstant, Watchdog };
 
-SessionPtr job(bool cut, Failure failure, RankId failRank, TimeNs failAtMs)
+SessionPtr job(bool cut, Failure failure, RankId failRank, TimeNs failAtMs, bool fastRank = false)
 {
     std::vector<SourceBuilder> src;
     for (RankId r = 0; r < 3; ++r) {
         RankTrace t(r);
         const bool stops = cut && r == 1;
         for (int s = 0; s < 4; ++s) {
-            const TimeNs duration = stops && s == 3 ? 460 * kMs : kSec - kMs;
+            // `fastRank`: rank 1 runs every step in 460 ms (a faster GPU) and its trace ends with
+            // its last step, like the cut-off rank's, but that step is as long as its others.
+            const TimeNs duration = (stops && s == 3) || (fastRank && r == 1) ? 460 * kMs : kSec - kMs;
             t.step(10 + s, kT0 + s * kSec, duration);
         }
-        const TimeNs end = stops ? kT0 + 3 * kSec + 460 * kMs : kT0 + 4 * kSec + 4 * kMs;
+        const TimeNs end = stops || (fastRank && r == 1) ? kT0 + 3 * kSec + 460 * kMs : kT0 + 4 * kSec + 4 * kMs;
         t.span(t.cpu(), "aten::add", end - kMs, kMs);
         if (failure == Failure::OomInstant && r == failRank)
             t.oomInstant(kT0 + failAtMs * kMs);
@@ -89,23 +91,27 @@ void TestStepCompleteness::lastStep_data()
     QTest::addColumn<qint64>("failAtMs");
     QTest::addColumn<int>("rank");             // the rank checked
     QTest::addColumn<QList<qint64>>("incomplete");
+    QTest::addColumn<bool>("fastRank");
     const int none = int(Failure::None), message = int(Failure::OomMessage), instant = int(Failure::OomInstant),
               watchdog = int(Failure::Watchdog);
-    QTest::newRow("oom message inside step 13") << false << message << 1 << qint64(3300) << 1 << QList<qint64>{13};
-    QTest::newRow("oom marker inside step 12") << false << instant << 2 << qint64(2500) << 2 << QList<qint64>{12};
-    QTest::newRow("watchdog timeout inside step 13") << false << watchdog << 0 << qint64(3900) << 0 << QList<qint64>{13};
+    QTest::newRow("oom message inside step 13") << false << message << 1 << qint64(3300) << 1 << QList<qint64>{13} << false;
+    QTest::newRow("oom marker inside step 12") << false << instant << 2 << qint64(2500) << 2 << QList<qint64>{12} << false;
+    QTest::newRow("watchdog timeout inside step 13") << false << watchdog << 0 << qint64(3900) << 0 << QList<qint64>{13} << false;
     // The rank stopped 460 ms into step 13, where its trace ends; its peers' step 13 took a second.
-    QTest::newRow("trace ends in the step, peers go on") << true << none << 0 << qint64(0) << 1 << QList<qint64>{13};
+    QTest::newRow("trace ends in the step, peers go on") << true << none << 0 << qint64(0) << 1 << QList<qint64>{13} << false;
     // An OOM reported after the step closed but before the trace's last event is still inside it.
     QTest::newRow("oom logged after the step span, before the trace end") << false << message << 1 << qint64(4002) << 1
-                                                                          << QList<qint64>{13};
+                                                                          << QList<qint64>{13} << false;
     // Near misses: every trace ends with its last step (a profiler stop), and no step is shorter;
     // the OOM long after the trace; the OOM of another rank; a failure before the first step.
-    QTest::newRow("healthy profiler stop") << false << none << 0 << qint64(0) << 1 << QList<qint64>{};
-    QTest::newRow("peers of the cut rank") << true << none << 0 << qint64(0) << 0 << QList<qint64>{};
-    QTest::newRow("oom after the trace") << false << message << 1 << qint64(9000) << 1 << QList<qint64>{};
-    QTest::newRow("oom of another rank") << false << message << 2 << qint64(3300) << 1 << QList<qint64>{};
-    QTest::newRow("oom before the first step") << false << message << 1 << qint64(-500) << 1 << QList<qint64>{};
+    QTest::newRow("healthy profiler stop") << false << none << 0 << qint64(0) << 1 << QList<qint64>{} << false;
+    QTest::newRow("peers of the cut rank") << true << none << 0 << qint64(0) << 0 << QList<qint64>{} << false;
+    QTest::newRow("oom after the trace") << false << message << 1 << qint64(9000) << 1 << QList<qint64>{} << false;
+    QTest::newRow("oom of another rank") << false << message << 2 << qint64(3300) << 1 << QList<qint64>{} << false;
+    // A rank that is simply faster: its trace ends with its last step and its peers' steps are
+    // longer, but so were none of its own.
+    QTest::newRow("fast rank, trace ends with a whole step") << false << none << 0 << qint64(0) << 1 << QList<qint64>{} << true;
+    QTest::newRow("oom before the first step") << false << message << 1 << qint64(-500) << 1 << QList<qint64>{} << false;
 }
 
 void TestStepCompleteness::lastStep()
@@ -116,7 +122,8 @@ void TestStepCompleteness::lastStep()
     QFETCH(qint64, failAtMs);
     QFETCH(int, rank);
     QFETCH(QList<qint64>, incomplete);
-    const SessionPtr s = job(cut, Failure(failure), failRank, failAtMs);
+    QFETCH(bool, fastRank);
+    const SessionPtr s = job(cut, Failure(failure), failRank, failAtMs, fastRank);
     QCOMPARE(incompleteOf(*s, rank), incomplete);
 }
 

@@ -58,6 +58,9 @@ void checkSchema(const json &doc)
         const std::string c = r.at("alignment_confidence").get<std::string>();
         QVERIFY2(c == "high" || c == "low", c.c_str());
         QCOMPARE(r.at("alignment_confidence_reason").is_string(), c == "low");
+        QVERIFY(r.at("incomplete_steps").is_array());
+        for (const json &n : r["incomplete_steps"])
+            QVERIFY(n.is_number_integer());
     }
     for (const json &s : doc["spikes"]) {
         checkObject(s, "spike", {"rank", "time_ns", "bytes"}, {"attributed_to", "source"});
@@ -239,7 +242,10 @@ void TestAnalyze::demoIncident()
     for (const json &rank : doc["ranks"]) {
         QCOMPARE(rank["alignment"].get<std::string>(), std::string("collectives"));
         QVERIFY2(std::llabs(rank["clock_offset_ns"].get<long long>()) < 1'000'000, rank.dump().c_str());
+        QCOMPARE(rank["alignment_confidence"].get<std::string>(), std::string("high"));
     }
+    // Rank 2's step 414 ended in its OOM: cut off, not a fast step.
+    QVERIFY2(doc["ranks"][2]["incomplete_steps"] == json::array({414}), doc["ranks"][2]["incomplete_steps"].dump().c_str());
 
     // Rank 2 got an extra, longer micro-batch in step 414.
     const json *uneven = findingOf(doc, "uneven-batch", 2);
