@@ -1,5 +1,7 @@
 #include "memorysummaryparser.h"
 
+#include "plausible.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -127,7 +129,7 @@ std::int64_t MemorySummaryParser::parseSize(std::string_view text)
     if (!ok || !isBytes)
         return -1;
     const double bytes = v * static_cast<double>(f);
-    if (bytes >= 9.2e18)
+    if (!plausible::bytes(bytes)) // past 1 PiB: a corrupt number, not memory
         return -1;
     return static_cast<std::int64_t>(std::llround(bytes));
 }
@@ -142,6 +144,7 @@ std::optional<std::int64_t> MemorySummaryParser::parseCell(std::string_view cell
     const std::string_view unit = trim(std::string_view(p, static_cast<std::size_t>(cell.data() + cell.size() - p)));
     bool ok = false;
     const std::int64_t f = unitFactor(unit, isBytes, ok);
+    // No 1 PiB cap here: the Tot Alloc/Tot Freed columns add up every allocation of a long run.
     if (!ok || n > std::numeric_limits<std::int64_t>::max() / f)
         return std::nullopt;
     return n * f;

@@ -1,5 +1,6 @@
 #include "logline.h"
 
+#include "plausible.h"
 #include "text/linewrapper.h"
 
 #include <QDate>
@@ -67,11 +68,15 @@ std::optional<TimeNs> timeOfDay(std::string_view s, std::size_t at, std::size_t 
 std::optional<TimeNs> toEpoch(int y, int mo, int d, TimeNs tod, const std::string &zone)
 {
     const QDate date(y, mo, d);
-    if (!date.isValid())
+    // Year 9999 would overflow ns since the epoch: a stamp outside 1990-2100 is no time.
+    if (!date.isValid() || !plausible::year(y))
         return std::nullopt;
     const QTimeZone tz = zone.empty() ? QTimeZone::systemTimeZone() : QTimeZone(QByteArray::fromStdString(zone));
     const QDateTime dt(date, QTime(0, 0), tz.isValid() ? tz : QTimeZone::systemTimeZone());
-    return TimeNs(dt.toMSecsSinceEpoch()) * 1000000 + tod;
+    const auto midnight = plausible::epochMsToNs(dt.toMSecsSinceEpoch());
+    if (!midnight)
+        return std::nullopt;
+    return *midnight + tod;
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "nvidiasmiparser.h"
 
+#include "plausible.h"
+
 #include <QDateTime>
 #include <QTimeZone>
 
@@ -83,6 +85,9 @@ std::optional<double> memoryBytes(std::string_view value, std::string_view heade
         f = 1024.0 * 1024.0 * 1024.0;
     else if (unit == "B")
         f = 1.0;
+    // A memory size past 1 PiB is a corrupt row, not a GPU: it is not used.
+    if (!plausible::bytes(*v * f))
+        return std::nullopt;
     return *v * f;
 }
 
@@ -107,7 +112,10 @@ std::optional<TimeNs> timestamp(std::string_view value, const std::string &zone)
         std::int64_t f = 0;
         for (int i = 0; i < fracDigits; ++i)
             f = f * 10 + (i < int(frac.size()) && std::isdigit(static_cast<unsigned char>(frac[std::size_t(i)])) ? frac[std::size_t(i)] - '0' : 0);
-        return millis ? w * 1000000 + f : w * 1000000000 + f;
+        if (millis ? w >= plausible::kMaxEpochNs / 1000000 : w >= plausible::kMaxEpochNs / 1000000000)
+            return std::nullopt;
+        const TimeNs t = millis ? w * 1000000 + f : w * 1000000000 + f;
+        return plausible::epochNs(t) ? std::optional<TimeNs>(t) : std::nullopt;
     }
     const QString text = QString::fromUtf8(value.data(), qsizetype(value.size()));
     QDateTime dt;
@@ -130,7 +138,8 @@ std::optional<TimeNs> timestamp(std::string_view value, const std::string &zone)
                 dt = QDateTime(dt.date(), dt.time(), tz);
         }
     }
-    return static_cast<TimeNs>(dt.toMSecsSinceEpoch()) * 1000000;
+    // Year 9999 would overflow ns since the epoch: implausible times are no times.
+    return plausible::epochMsToNs(dt.toMSecsSinceEpoch());
 }
 
 std::vector<std::string_view> splitCsv(std::string_view line)

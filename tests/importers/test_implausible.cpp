@@ -1,0 +1,95 @@
+// Numbers no real job writes (year 9999, 10^20 MiB, sizes past 1 PiB) are not used: nothing
+// overflows, the time range stays in 1990-2100, and the good rows beside them are kept.
+
+#include "importerregistry.h"
+#include "plausible.h"
+
+#include <QTest>
+
+using namespace rs;
+
+namespace {
+
+SourceBuilder import(const std::string &bytes, const std::string &name)
+{
+    ImportContext ctx;
+    ctx.timeZone = "UTC";
+    return ImporterRegistry::instance().importBytes(bytes, name, ctx);
+}
+
+double maxCounter(const SourceBuilder &b, TrackKind kind)
+{
+    double m = -1;
+    for (const Track &t : b.tracks())
+        if (t.kind == kind)
+            for (double v : t.counter.values)
+                m = std::max(m, v);
+    return m;
+}
+
+} // namespace
+
+class TestImplausible : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void values_data();
+    void values();
+};
+
+void TestImplausible::values_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<double>("maxUsedMiB"); // largest nvidia-smi memory.used kept, -1 when none
+    QTest::addColumn<int>("oomRequestedGiB"); // -1: the OOM's request is not used
+    const QString header = QStringLiteral("timestamp, index, memory.used [MiB]\n");
+    QTest::newRow("smi year 9999") << "gpu.csv"
+                                   << header + "2024/05/01 10:00:00.000, 0, 1000 MiB\n9999/12/31 23:59:59.000, 0, 2000 MiB\n"
+                                                "2024/05/01 10:00:01.000, 0, 1500 MiB\n"
+                                   << 1500.0 << -1;
+    QTest::newRow("smi 10^20 MiB") << "gpu.csv"
+                                   << header + "2024/05/01 10:00:00.000, 0, 1000 MiB\n2024/05/01 10:00:01.000, 0, 99999999999999999999 MiB\n"
+                                                "2024/05/01 10:00:02.000, 0, 1200 MiB\n"
+                                   << 1200.0 << -1;
+    QTest::newRow("smi epoch seconds far future") << "gpu.csv"
+                                                  << QStringLiteral("timestamp, index, memory.used [MiB]\n1714557600, 0, 900 MiB\n"
+                                                                    "99999999999, 0, 950 MiB\n1714557601, 0, 800 MiB\n")
+                                                  << 900.0 << -1;
+    QTest::newRow("log year 9999") << "train.log"
+                                   << QStringLiteral("2024-05-01 10:00:00,000 - INFO - step 1\n9999-12-31 23:59:59,000 - INFO - step 2\n"
+                                                     "2024-05-01 10:00:05,000 - INFO - step 3\n")
+                                   << -1.0 << -1;
+    QTest::newRow("oom of 99999999999 GiB") << "train.log"
+                                            << QStringLiteral("2024-05-01 10:00:00,000 RuntimeError: CUDA out of memory. Tried to allocate "
+                                                              "99999999999.00 GiB (GPU 0; 15.90 GiB total capacity; 14.77 GiB already "
+                                                              "allocated; 25.81 MiB free; 14.98 GiB reserved in total by PyTorch)\n")
+                                            << -1.0 << -1;
+    QTest::newRow("oom near miss") << "train.log"
+                                   << QStringLiteral("2024-05-01 10:00:00,000 RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB "
+                                                     "(GPU 0; 15.90 GiB total capacity; 14.77 GiB already allocated; 25.81 MiB free; "
+                                                     "14.98 GiB reserved in total by PyTorch)\n")
+                                   << -1.0 << 2;
+}
+
+void TestImplausible::values()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, text);
+    QFETCH(double, maxUsedMiB);
+    QFETCH(int, oomRequestedGiB);
+    const SourceBuilder b = import(text.toStdString(), name.toStdString());
+    QVERIFY(!b.source().format.empty());
+    const TimeRange r = b.source().timeRange;
+    if (!r.isEmpty()) {
+        QVERIFY2(plausible::epochNs(r.begin), qPrintable(QString::number(r.begin)));
+        QVERIFY2(plausible::epochNs(r.end - 1), qPrintable(QString::number(r.end)));
+    }
+    if (maxUsedMiB >= 0)
+        QCOMPARE(maxCounter(b, TrackKind::GpuMemoryUsed), maxUsedMiB * 1024 * 1024);
+    for (const OomEvent &o : b.ooms())
+        QCOMPARE(o.requested, oomRequestedGiB < 0 ? std::int64_t(-1) : std::int64_t(oomRequestedGiB) << 30);
+}
+
+QTEST_GUILESS_MAIN(TestImplausible)
+#include "test_implausible.moc"
