@@ -7,7 +7,7 @@
 
 #include "rules.h"
 
-#include "collectiveprogress.h"
+#include "collectiveculprits.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -51,193 +51,6 @@ Evidence noteEvidence(const RuleContext &ctx, const ProgressNote &n)
     if (n.time != kNoTime)
         at = ctx.aligned(n.rank, n.time);
     return ctx.derived(n.rank, n.text, at, path);
-}
-
-// A hang in one process group: who waits on what, and who never got there.
-struct Hang {
-    std::string group;
-    std::int64_t seq = -1;             // the SeqNum most waiting ranks wait on (-1: unknown)
-    std::string op;                    // its op as the waiting ranks report it
-    std::vector<RankId> waiting;       // reported a timeout on `seq`
-    std::vector<RankId> behind;        // known progress below `seq` (or waited on an earlier one)
-    std::vector<RankId> ahead;         // waited on a later SeqNum
-    std::vector<RankId> silent;        // no report and nothing says it got there; has output
-    std::vector<RankId> absent;        // a member (world size) with no output at all
-    std::int64_t lag = 0;              // largest distance of a behind rank below `seq`
-    std::vector<Evidence> why;         // per culprit: what says it is behind
-};
-
-// The first SeqNum of a group at which ranks ran different ops or sizes (one kind of evidence).
-struct Mismatch {
-    std::string group;
-    std::int64_t seq = -1;
-    std::vector<RankId> odd;           // not in the majority (all of them when there is none)
-    std::vector<RankId> majority;
-    std::string oddRan, majorityRan;   // what each side ran, as the evidence spells it
-    std::vector<Evidence> evidence;
-};
-
-std::string ranWhat(const CollectiveOp &o)
-{
-    return o.op + (o.sizesMustMatch && !o.sizes.empty() ? " (" + o.sizes + ")" : std::string());
-}
-
-std::optional<Mismatch> firstMismatch(const RuleContext &ctx, const CollectiveProgress &p, const std::string &group)
-{
-    for (const GroupSeqOps &g : p.seqs()) {
-        if (g.group != group)
-            continue;
-        std::map<ProgressKind, std::map<std::string, std::vector<const CollectiveOp *>>> byKind;
-        for (const CollectiveOp &o : g.ops) {
-            std::string sig = o.opKey;
-            if (o.sizesMustMatch)
-                sig += "|" + o.sizes + "|" + o.dtypes;
-            byKind[o.kind][sig].push_back(&o);
-        }
-        for (const auto &[kind, sigs] : byKind) {
-            if (sigs.size() < 2)
-                continue;
-            auto best = sigs.begin();
-            bool tie = false;
-            for (auto it = sigs.begin(); it != sigs.end(); ++it) {
-                if (it->second.size() > best->second.size()) {
-                    best = it;
-                    tie = false;
-                } else if (it != best && it->second.size() == best->second.size()) {
-                    tie = true;
-                }
-            }
-            Mismatch m;
-            m.group = group;
-            m.seq = g.seq;
-            for (const auto &[sig, ops] : sigs)
-                for (const CollectiveOp *o : ops) {
-                    if (!tie && sig == best->first) {
-                        addUnique(m.majority, o->rank);
-                        m.majorityRan = ranWhat(*o);
-                    } else {
-                        addUnique(m.odd, o->rank);
-                        if (m.oddRan.empty())
-                            m.oddRan = ranWhat(*o);
-                    }
-                    m.evidence.push_back(noteEvidence(ctx, o->note));
-                }
-            if (tie) {
-                m.oddRan.clear();
-                for (const auto &[sig, ops] : sigs) {
-                    std::vector<RankId> rs;
-                    for (const CollectiveOp *o : ops)
-                        addUnique(rs, o->rank);
-                    m.oddRan += (m.oddRan.empty() ? "" : ", ") + rankList(rs) + " ran " + ranWhat(*ops.front());
-                }
-            }
-            return m;
-        }
-    }
-    return std::nullopt;
-}
-
-// Every rank waits with the same SeqNum (or the log never said which): NCCL's own op counter on
-// the first communicator of each rank can still show one that issued fewer calls.
-void behindByOpCount(const RuleContext &ctx, const CollectiveProgress &p, const std::vector<RankId> &members, Hang &h)
-{
-    std::map<RankId, const CallProgress *> first;
-    for (const CallProgress &c : p.calls())
-        if (c.slot == 0 && has(members, c.rank))
-            first[c.rank] = &c;
-    if (first.size() < 2 || first.size() != members.size())
-        return;
-    std::map<std::uint64_t, int> votes;
-    for (const auto &[r, c] : first)
-        ++votes[c->lastOpCount];
-    std::uint64_t majority = 0;
-    int best = 0;
-    for (const auto &[count, n] : votes)
-        if (n >= best) {
-            best = n;
-            majority = count;
-        }
-    for (const auto &[r, c] : first) {
-        if (c->lastOpCount >= majority)
-            continue;
-        h.behind.push_back(r);
-        h.waiting.erase(std::remove(h.waiting.begin(), h.waiting.end(), r), h.waiting.end());
-        const auto hex = [](std::uint64_t v) {
-            char buf[24];
-            std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-            return std::string(buf);
-        };
-        h.why.push_back(ctx.derived(r, "rank " + std::to_string(r) + "'s last NCCL call has opCount " + hex(c->lastOpCount) + " where "
-                                           + std::to_string(best) + " of " + std::to_string(first.size()) + " ranks reached "
-                                           + hex(majority)));
-        h.why.push_back(noteEvidence(ctx, c->note));
-    }
-}
-
-Hang findHang(const RuleContext &ctx, const CollectiveProgress &p, const std::string &group,
-              const std::vector<RankId> &recordWaiters)
-{
-    Hang h;
-    h.group = group;
-    std::map<std::int64_t, int> votes;
-    std::map<std::int64_t, std::map<std::string, int>> ops;
-    for (RankId r : p.members(group)) {
-        const RankProgress *pr = p.progress(r, group);
-        if (pr && pr->waitingOn >= 0) {
-            ++votes[pr->waitingOn];
-            ++ops[pr->waitingOn][pr->waitingOp];
-        }
-    }
-    for (const auto &[seq, n] : votes)
-        if (h.seq < 0 || n >= votes[h.seq]) // ties: the later SeqNum (the earlier one is behind)
-            h.seq = seq;
-    if (h.seq >= 0) {
-        int best = 0;
-        for (const auto &[op, n] : ops[h.seq])
-            if (!op.empty() && n > best) {
-                best = n;
-                h.op = op;
-            }
-    }
-    const auto &withLogs = p.ranksWithLogs();
-    for (RankId r : p.members(group)) {
-        const RankProgress *pr = p.progress(r, group);
-        const bool reported = (pr && (pr->waitingOn >= 0 || pr->watchdogReported)) || (group == "0" && has(recordWaiters, r));
-        if (pr && pr->waitingOn >= 0 && h.seq >= 0 && pr->waitingOn != h.seq) {
-            if (pr->waitingOn < h.seq) {
-                h.behind.push_back(r);
-                h.lag = std::max(h.lag, h.seq - pr->waitingOn);
-            } else {
-                h.ahead.push_back(r);
-            }
-            h.why.push_back(noteEvidence(ctx, pr->waitingNote));
-            continue;
-        }
-        if (reported) {
-            h.waiting.push_back(r);
-            continue;
-        }
-        if (pr && pr->reached >= 0 && h.seq >= 0) {
-            if (pr->reached >= h.seq)
-                continue; // it got there (and waits without a report of its own)
-            if (!pr->reachedIsLowerBound) {
-                h.behind.push_back(r);
-                h.lag = std::max(h.lag, h.seq - pr->reached);
-                Evidence e = noteEvidence(ctx, pr->reachedNote);
-                h.why.push_back(std::move(e));
-                continue;
-            }
-        } else if (pr && pr->reached >= 0 && !pr->reachedIsLowerBound) {
-            continue; // progress known but nothing to compare it with
-        }
-        if (has(withLogs, r) || pr)
-            h.silent.push_back(r);
-        else
-            h.absent.push_back(r);
-    }
-    if (h.behind.empty() && h.silent.empty() && h.absent.empty() && h.ahead.empty())
-        behindByOpCount(ctx, p, p.members(group), h);
-    return h;
 }
 
 // The last lines a rank wrote before its peers' first report (what it was doing then); NCCL INFO
@@ -331,28 +144,22 @@ void CollectiveDesyncRule::evaluate(const RuleContext &ctx, std::vector<Finding>
         }
 
     // The hang: the group where most ranks report waiting.
-    std::optional<Hang> hang;
-    for (const std::string &g : p.groups()) {
-        Hang h = findHang(ctx, p, g, recordWaiters);
-        if (h.waiting.empty() && h.behind.empty() && h.ahead.empty())
-            continue;
-        if (!hang || h.waiting.size() > hang->waiting.size())
-            hang = std::move(h);
-    }
-    if (!hang && !recordWaiters.empty()) {
-        hang = findHang(ctx, p, "0", recordWaiters);
-    }
+    std::optional<HangVerdict> hang = CollectiveCulprits::hang(p, recordWaiters);
 
     Finding f;
     std::vector<RankId> culprits;
     // The first SeqNum at which ranks ran different ops: in the hung group, or in any group.
-    std::optional<Mismatch> mismatch;
+    std::optional<MismatchVerdict> mismatch;
     if (hang)
-        mismatch = firstMismatch(ctx, p, hang->group);
+        mismatch = CollectiveCulprits::firstMismatch(p, hang->group);
     else
         for (const std::string &g : p.groups())
             if (!mismatch)
-                mismatch = firstMismatch(ctx, p, g);
+                mismatch = CollectiveCulprits::firstMismatch(p, g);
+    std::vector<Evidence> mismatchEvidence;
+    if (mismatch)
+        for (const ProgressNote &n : mismatch->notes)
+            mismatchEvidence.push_back(noteEvidence(ctx, n));
 
     // Steps in which a rank issued a different number of collectives than the majority.
     std::vector<RankId> oddSteps;
@@ -402,7 +209,7 @@ void CollectiveDesyncRule::evaluate(const RuleContext &ctx, std::vector<Finding>
     const std::string fr = " For the next hang set TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1 (a "
                            "flight-recorder dump per rank shows each rank's last collectives) and TORCH_NCCL_DESYNC_DEBUG=1.";
     if (hang) {
-        Hang &h = *hang;
+        const HangVerdict &h = *hang;
         f.severity = Severity::High;
         const std::string what = (h.op.empty() ? std::string("the collective") : h.op) + (h.seq >= 0 ? " SeqNum " + std::to_string(h.seq) : "");
         // The first report of a waiting rank times the finding (the earliest).
@@ -434,17 +241,12 @@ void CollectiveDesyncRule::evaluate(const RuleContext &ctx, std::vector<Finding>
                                                                                           + " where " + rankList(mismatch->majority) + " ran " + mismatch->majorityRan);
             if (!waiters.empty())
                 f.title += "; " + waiters;
-            f.evidence = mismatch->evidence;
+            f.evidence = mismatchEvidence;
             f.fix = "The ranks called different collectives at the same point: a rank-dependent branch, a different "
                     "config or data shape on " + rankList(mismatch->odd) + ". Make every rank call the same collectives in the "
                     "same order with the same shapes and dtypes; TORCH_DISTRIBUTED_DEBUG=DETAIL checks each call." + fr;
         } else if (!h.behind.empty() || !h.silent.empty() || !h.absent.empty() || !h.ahead.empty()) {
-            for (RankId r : h.behind)
-                addUnique(culprits, r);
-            for (RankId r : h.silent)
-                addUnique(culprits, r);
-            if (culprits.empty())
-                culprits = h.absent.empty() ? h.ahead : h.absent;
+            culprits = h.culprits();
             const std::string who = capital(rankList(culprits));
             if (!h.behind.empty() && h.lag > 1 && h.silent.empty())
                 f.title = who + plural(culprits, " lags ", " lag ") + std::to_string(h.lag) + " collectives behind"
@@ -453,7 +255,8 @@ void CollectiveDesyncRule::evaluate(const RuleContext &ctx, std::vector<Finding>
                 f.title = who + plural(culprits, " is", " are") + " ahead of " + what + (waiters.empty() ? std::string() : " that " + waiters + " on");
             else
                 f.title = who + " never reached " + what + (waiters.empty() ? std::string() : ": " + waiters + " for " + plural(culprits, "it", "them"));
-            f.evidence = h.why;
+            for (const ProgressNote &n : h.why)
+                f.evidence.push_back(noteEvidence(ctx, n));
             for (RankId r : h.silent)
                 f.evidence.push_back(ctx.derived(r, "rank " + std::to_string(r) + " reported no watchdog timeout on " + what
                                                         + " while its peers did: it never enqueued it (a rank waiting in it times out too)"));
@@ -509,7 +312,7 @@ void CollectiveDesyncRule::evaluate(const RuleContext &ctx, std::vector<Finding>
             f.evidence.push_back(ctx.derived(mismatch->odd.front(), "SeqNum " + std::to_string(mismatch->seq) + ": " + rankList(mismatch->odd)
                                                                         + " ran " + mismatch->oddRan
                                                                         + (mismatch->majority.empty() ? std::string() : " where " + rankList(mismatch->majority) + " ran " + mismatch->majorityRan)));
-            for (Evidence &e : mismatch->evidence)
+            for (Evidence &e : mismatchEvidence)
                 f.evidence.push_back(std::move(e));
         }
         f.timeNs = stepTime;

@@ -387,16 +387,31 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
     for (Failure *c : candidates)
         if (c != first)
             for (const Evidence &e : c->evidence)
-                if (f.evidence.size() < 16)
-                    f.evidence.push_back(e);
+                f.evidence.push_back(e);
     for (const auto &[rank, c] : byRank)
         if (hung.count(rank))
             for (const Evidence &e : c.evidence)
-                if (f.evidence.size() < 16)
-                    f.evidence.push_back(e);
+                f.evidence.push_back(e);
     for (const Evidence &e : teardown)
-        if (f.evidence.size() < 20)
-            f.evidence.push_back(e);
+        f.evidence.push_back(e);
+    // A launcher repeats itself per node ("Main process received SIGTERM" ×16): one line says it.
+    std::map<std::string, std::pair<std::size_t, int>> bodies;
+    std::vector<Evidence> kept;
+    for (Evidence &e : f.evidence) {
+        const std::string prefix = e.path + ":" + std::to_string(e.line) + ": ";
+        const std::string body = e.line > 0 && e.text.rfind(prefix, 0) == 0 ? e.text.substr(prefix.size()) : e.text;
+        auto [it, fresh] = bodies.try_emplace(body, kept.size(), 0);
+        if (fresh)
+            kept.push_back(std::move(e));
+        else
+            ++it->second.second;
+    }
+    for (const auto &[body, at] : bodies)
+        if (at.second > 0)
+            kept[at.first].text += " (and " + std::to_string(at.second) + " more like it)";
+    if (kept.size() > 20)
+        kept.resize(20);
+    f.evidence = std::move(kept);
     f.fix = fixFor(*first);
     out.push_back(std::move(f));
 }
