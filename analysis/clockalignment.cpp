@@ -222,9 +222,12 @@ std::optional<PairMatch> matchByShift(const Collectives &ref, const Collectives 
     for (const Estimate &c : candidates)
         if (c.anchors >= (prior ? close : best) && better(c))
             pick = &c;
+    // Doubtful when another offset explains about as many collectives (within 5 %) or more: the
+    // collectives alone cannot tell them apart.
     PairMatch m{*pick, {}};
+    const int rival = pick->anchors - std::max(1, pick->anchors / 20);
     for (const Estimate &c : candidates)
-        if (&c != pick && c.anchors >= close && std::llabs(c.offset - pick->offset) > ClockAlignment::kInlierToleranceNs) {
+        if (&c != pick && c.anchors >= rival && std::llabs(c.offset - pick->offset) > ClockAlignment::kInlierToleranceNs) {
             m.lowReason = std::to_string(c.anchors) + " collectives also fit an offset " + ms(c.offset - pick->offset)
                 + " away (they repeat); " + (prior ? "the prior" : "the larger count") + " decided";
             break;

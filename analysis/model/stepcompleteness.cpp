@@ -73,7 +73,9 @@ void StepCompleteness::mark(std::vector<Rank> &ranks, const Session &session)
             for (Step &s : r.steps)
                 if (s.range.begin <= time && sameClockAs(s, session, source))
                     in = &s;
-            if (in && time <= traceEnd(*in, session))
+            // A step read from a training log's per-step line is logged when it ends: a failure
+            // after that line belongs to the next step, which the log never finished.
+            if (in && time <= (in->fromLog ? in->range.end : traceEnd(*in, session)))
                 in->incomplete = true;
         }
         Step &last = r.steps.back();

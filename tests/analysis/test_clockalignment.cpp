@@ -85,7 +85,10 @@ RankTrace syntheticRank(RankId rank, TimeNs skew, int first, int count, bool wit
 // micro-batch: four more allreduces of its own in the pause. With `seqAhead` its c10d counter
 // counts them, so its later collectives carry sequence numbers four above its peers'.
 // `skew2` moves rank 2's clock; `hosts` names each rank's host through NCCL Init lines.
-std::vector<SourceBuilder> extraMicroBatchJob(bool withSeq, bool seqAhead, TimeNs skew2, const std::vector<std::string> &hosts)
+// With `skipped`, rank 2 instead skipped collectives 6..9 its peers ran (and its counter, with
+// `seqAhead`, runs four behind after them).
+std::vector<SourceBuilder> extraMicroBatchJob(bool withSeq, bool seqAhead, TimeNs skew2, const std::vector<std::string> &hosts,
+                                              bool skipped = false)
 {
     const std::int64_t sizes[4] = {25'165'824, 37'757'952, 151'047'168, 12'582'912};
     auto timeOf = [](int k) { return kT0 + k * 4700'000 + (k >= 6 ? 40 * kMs : 0); };
@@ -95,9 +98,12 @@ std::vector<SourceBuilder> extraMicroBatchJob(bool withSeq, bool seqAhead, TimeN
         const TimeNs skew = r == 2 ? skew2 : 0;
         const TimeNs jitter = (r % 2 ? 3000 : -3000);
         for (int k = 0; k < 24; ++k) {
-            const std::int64_t seq = !withSeq ? -1 : (r == 2 && seqAhead && k >= 6 ? k + 4 : k);
+            if (r == 2 && skipped && k >= 6 && k < 10)
+                continue;
+            const int ahead = skipped ? -4 : 4;
+            const std::int64_t seq = !withSeq ? -1 : (r == 2 && seqAhead && k >= 6 ? k + ahead : k);
             t.collective(timeOf(k) + skew + jitter, 2 * kMs, sizes[k % 4], seq);
-            if (r == 2 && k == 5)
+            if (r == 2 && k == 5 && !skipped)
                 for (int j = 0; j < 4; ++j)
                     t.collective(timeOf(5) + 5 * kMs + j * 4700'000 + skew, 2 * kMs, sizes[j], withSeq && seqAhead ? 6 + j : -1);
         }
@@ -423,21 +429,26 @@ void TestClockAlignment::extraCollectives_data()
     QTest::addColumn<QStringList>("hosts");
     QTest::addColumn<qint64>("offset"); // expected offset of rank 2
     QTest::addColumn<bool>("confident");
+    QTest::addColumn<bool>("skipped");   // rank 2 skipped four collectives instead of adding four
     const QStringList oneNode{"gpu-node-07", "gpu-node-07", "gpu-node-07", "gpu-node-07"};
     const QStringList twoNodes{"gpu-node-07", "gpu-node-07", "gpu-node-08", "gpu-node-08"};
     // The case seen: sequence numbers four ahead pair each collective with the one four later,
     // 18.8 ms away; one host, one clock, and the kernel ends agree at zero.
-    QTest::newRow("one host, seq ahead") << true << true << qint64(0) << oneNode << qint64(0) << true;
-    QTest::newRow("one host, no seq") << false << false << qint64(0) << oneNode << qint64(0) << true;
+    QTest::newRow("one host, seq ahead") << true << true << qint64(0) << oneNode << qint64(0) << true << false;
+    QTest::newRow("one host, no seq") << false << false << qint64(0) << oneNode << qint64(0) << true << false;
     // No host named: the wall clocks line up every collective, the sequence numbers only 16.
-    QTest::newRow("no hosts, seq ahead") << true << true << qint64(0) << QStringList() << qint64(0) << true;
-    QTest::newRow("no hosts, no seq") << false << false << qint64(0) << QStringList() << qint64(0) << true;
+    QTest::newRow("no hosts, seq ahead") << true << true << qint64(0) << QStringList() << qint64(0) << true << false;
+    QTest::newRow("no hosts, no seq") << false << false << qint64(0) << QStringList() << qint64(0) << true << false;
+    // Skipping is the mirror image: its later sequence numbers run four behind.
+    QTest::newRow("one host, skipped, seq behind") << true << true << qint64(0) << oneNode << qint64(0) << true << true;
+    QTest::newRow("no hosts, skipped, seq behind") << true << true << qint64(0) << QStringList() << qint64(0) << true << true;
+    QTest::newRow("no hosts, skipped, no seq") << false << false << qint64(0) << QStringList() << qint64(0) << true << true;
     // Near misses: another host 3 ms off is still measured, not forced to zero…
-    QTest::newRow("other host +3 ms, no seq") << false << false << qint64(3 * kMs) << twoNodes << qint64(-3 * kMs) << true;
-    QTest::newRow("other host +3 ms, seq") << true << false << qint64(3 * kMs) << twoNodes << qint64(-3 * kMs) << true;
+    QTest::newRow("other host +3 ms, no seq") << false << false << qint64(3 * kMs) << twoNodes << qint64(-3 * kMs) << true << false;
+    QTest::newRow("other host +3 ms, seq") << true << false << qint64(3 * kMs) << twoNodes << qint64(-3 * kMs) << true << false;
     // …and a host name whose clock the collectives contradict does not force zero either: the
     // search still finds the offset, and says it is doubtful.
-    QTest::newRow("one host named, clock 2 s off") << false << false << qint64(2 * kSec) << oneNode << qint64(-2 * kSec) << false;
+    QTest::newRow("one host named, clock 2 s off") << false << false << qint64(2 * kSec) << oneNode << qint64(-2 * kSec) << false << false;
 }
 
 void TestClockAlignment::extraCollectives()
@@ -448,10 +459,11 @@ void TestClockAlignment::extraCollectives()
     QFETCH(QStringList, hosts);
     QFETCH(qint64, offset);
     QFETCH(bool, confident);
+    QFETCH(bool, skipped);
     std::vector<std::string> names;
     for (const QString &h : hosts)
         names.push_back(h.toStdString());
-    const SessionPtr s = freeze(extraMicroBatchJob(withSeq, seqAhead, skew, names));
+    const SessionPtr s = freeze(extraMicroBatchJob(withSeq, seqAhead, skew, names, skipped));
     const auto a = ClockAlignment::align(*s);
     QCOMPARE(a.size(), std::size_t(4));
     for (const RankAlignment &x : a) {
@@ -462,8 +474,8 @@ void TestClockAlignment::extraCollectives()
         if (!names.empty())
             QCOMPARE(QString::fromStdString(x.host), hosts[x.rank]);
     }
-    // Every collective the peers ran is an anchor of rank 2, whatever it added.
-    QCOMPARE(of(a, 2).anchors, 24);
+    // Every collective both ran is an anchor of rank 2, whatever it added or skipped.
+    QCOMPARE(of(a, 2).anchors, skipped ? 20 : 24);
     QCOMPARE(of(a, 2).confidence == RankAlignment::Confidence::High, confident);
     if (!confident)
         QVERIFY2(of(a, 2).confidenceReason.find("host") != std::string::npos, of(a, 2).confidenceReason.c_str());
