@@ -53,21 +53,33 @@ Evidence noteEvidence(const RuleContext &ctx, const ProgressNote &n)
     return ctx.derived(n.rank, n.text, at, path);
 }
 
-// The last lines a rank wrote before its peers' first report (what it was doing then); NCCL INFO
-// chatter is skipped.
+// The last lines a rank wrote before its peers' first report (what it was doing then), with its
+// last error among them; NCCL INFO chatter and the rows of printed tables are skipped.
 std::vector<Evidence> lastLines(const RuleContext &ctx, RankId rank, TimeNs before, std::size_t n)
 {
     std::vector<const LogRecord *> mine;
+    const LogRecord *lastError = nullptr;
     for (const LogRecord &r : ctx.session.logs().records) {
         if (r.rank != rank || (r.kind == LogKind::Nccl && r.level == LogLevel::Info) || (r.flags & LogFlagNcclInit))
             continue;
         if (before != kNoTime && r.time != kNoTime && ctx.aligned(r.rank, r.time) > before)
             continue;
+        const std::size_t lead = r.text.find_first_not_of(' ');
+        if (lead == std::string::npos || r.text[lead] == '|' || r.text[lead] == '=' || r.text.compare(lead, 3, "---") == 0)
+            continue;
         mine.push_back(&r);
+        if (r.level == LogLevel::Error)
+            lastError = &r;
+    }
+    std::vector<const LogRecord *> pick(mine.size() > n ? mine.end() - std::ptrdiff_t(n) : mine.begin(), mine.end());
+    if (lastError && std::find(pick.begin(), pick.end(), lastError) == pick.end()) {
+        if (!pick.empty() && pick.size() >= n)
+            pick.erase(pick.begin());
+        pick.insert(pick.begin(), lastError);
     }
     std::vector<Evidence> out;
-    for (std::size_t i = mine.size() > n ? mine.size() - n : 0; i < mine.size(); ++i)
-        out.push_back(ctx.evidence(*mine[i]));
+    for (const LogRecord *r : pick)
+        out.push_back(ctx.evidence(*r));
     return out;
 }
 
