@@ -13,6 +13,7 @@
 #include "export/reportwriter.h"
 #include "importerregistry.h"
 #include "rankcolors.h"
+#include "report/incidentreport.h"
 #include "sessionbuilder.h"
 
 #include <nlohmann/json.hpp>
@@ -294,6 +295,10 @@ void TestExport::report()
     // Relative links: the folder can be zipped and moved.
     QVERIFY2(text.contains(QStringLiteral("](<incident-timeline.png>)")), "timeline image not linked relatively");
     QVERIFY(text.contains(QStringLiteral("](<incident-finding.png>)")));
+    // The story is the first paragraph, and the zoom shows its cause (the OOM).
+    const QString story = QStringLiteral("\n\n**%1.**").arg(QString::fromStdString(IncidentReport::escape(m_analysis->summary.firstSentence())));
+    QVERIFY2(text.indexOf(story) > 0 && text.indexOf(story) < text.indexOf(QStringLiteral("Generated ")), qPrintable(text.left(600)));
+    QVERIFY2(text.contains(QStringLiteral("Around the incident's cause (oom)")), qPrintable(text));
     QVERIFY(!text.contains(m_dir.path() + QStringLiteral("/ticket/incident-")));
     QVERIFY(text.contains(QStringLiteral("Generated 2026-01-01 00:00 UTC")));
 }

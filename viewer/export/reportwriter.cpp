@@ -101,9 +101,19 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
     }
 
     if (options.findingZoom && !result.findings.empty()) {
+        // The zoom shows the incident's cause, the event its story hangs on; without a story with a
+        // timed cause, the most severe finding.
         const Finding *top = nullptr;
+        for (int i : result.summary.chain) {
+            const Finding *f = i >= 0 && static_cast<std::size_t>(i) < result.findings.size() ? &result.findings[static_cast<std::size_t>(i)] : nullptr;
+            if (f && f->timeNs && result.summary.roleOf(i).role == StoryRole::Cause) {
+                top = f;
+                break;
+            }
+        }
+        const bool cause = top != nullptr;
         for (const Finding &f : result.findings)
-            if (f.timeNs && (!top || f.severity > top->severity))
+            if (!cause && f.timeNs && (!top || f.severity > top->severity))
                 top = &f;
         const TimeRange window = top ? findingWindow(*top, result, timeline.range()) : TimeRange{};
         if (!window.isEmpty()) {
@@ -117,7 +127,9 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
             files << zoomPath;
             const FigureRenderer z(session, analysis, zoom);
             ro.images.push_back({QFileInfo(zoomPath).fileName().toStdString(),
-                                 tr("Around the most severe finding (%1): %2").arg(QString::fromLatin1(top->id.c_str()), z.rangeText()).toStdString()});
+                                 (cause ? tr("Around the incident's cause (%1): %2") : tr("Around the most severe finding (%1): %2"))
+                                     .arg(QString::fromLatin1(top->id.c_str()), z.rangeText())
+                                     .toStdString()});
         }
     }
 
