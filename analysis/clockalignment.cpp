@@ -118,7 +118,10 @@ private:
 };
 
 // Pairs by c10d sequence number: the same process group and Seq is the same collective on every
-// member, whatever either rank ran before it.
+// member, whatever either rank ran before it. When the pairs do not agree on one offset (under 90 %
+// of them in the consensus), a rank's counter moved apart from its peers' mid-trace (it counted
+// collectives they did not join): the numbers no longer name the same collective, and nothing is
+// returned.
 std::optional<Estimate> matchBySeq(const Collectives &ref, const Collectives &other)
 {
     std::map<std::pair<StringId, std::int64_t>, TimeNs> ends;
@@ -130,8 +133,9 @@ std::optional<Estimate> matchBySeq(const Collectives &ref, const Collectives &ot
         if (c->seq >= 0)
             if (auto it = ends.find(std::make_pair(c->processGroup, c->seq)); it != ends.end())
                 d.push_back(it->second - c->end);
+    const std::size_t pairs = d.size();
     auto e = consensus(std::move(d));
-    if (!e || e->anchors < std::max(1, minAnchors(ref, other)))
+    if (!e || e->anchors < std::max(1, minAnchors(ref, other)) || std::size_t(e->anchors) * 10 < pairs * 9)
         return std::nullopt;
     return e;
 }

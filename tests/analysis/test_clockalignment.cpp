@@ -446,6 +446,12 @@ void TestClockAlignment::extraCollectives_data()
     // Near misses: another host 3 ms off is still measured, not forced to zero…
     QTest::newRow("other host +3 ms, no seq") << false << false << qint64(3 * kMs) << twoNodes << qint64(-3 * kMs) << true << false;
     QTest::newRow("other host +3 ms, seq") << true << false << qint64(3 * kMs) << twoNodes << qint64(-3 * kMs) << true << false;
+    // Another host 40 ms off whose sequence numbers ran ahead: the wall clock cannot settle it, the
+    // numbers disagree among themselves, and matching by time finds every collective.
+    QTest::newRow("other host +40 ms, seq ahead") << true << true << qint64(40 * kMs) << twoNodes << qint64(-40 * kMs) << true
+                                                  << false;
+    QTest::newRow("no hosts +40 ms, skipped, seq behind") << true << true << qint64(40 * kMs) << QStringList() << qint64(-40 * kMs)
+                                                          << true << true;
     // …and a host name whose clock the collectives contradict does not force zero either: the
     // search still finds the offset, and says it is doubtful.
     QTest::newRow("one host named, clock 2 s off") << false << false << qint64(2 * kSec) << oneNode << qint64(-2 * kSec) << false << false;
