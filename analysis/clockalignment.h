@@ -10,7 +10,9 @@
 // their offset is what the collective ends that agree near zero say (within the 1 ms tolerance:
 // processes' profiler clocks on one node differ by microseconds), and a rank that ran extra
 // collectives cannot pull it a collective period away. Otherwise, when both ranks carry c10d
-// sequence numbers, the pairs are exact (same process group and Seq). Otherwise the k-th
+// sequence numbers, the pairs are exact (same process group and Seq), as long as they agree on one
+// offset (a counter that ran ahead of the peers' mid-trace pairs each collective with a later one),
+// and unless the wall clocks line up more collective ends than they do. Otherwise the k-th
 // collective of one rank is tried against the (k+s)-th of the other for shifts s in a window (traces
 // may cover different windows) and each shift's consensus offset (pairs with one signature — op,
 // process group, element count — that agree within 1 ms) is a candidate. Each candidate is scored by
