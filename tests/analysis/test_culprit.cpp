@@ -160,6 +160,35 @@ SessionPtr opCounts(std::uint64_t lastOpCount2)
     return freeze(std::move(src));
 }
 
+// Ranks 1, 4-7 time out on BROADCAST SeqNum 5; their NCCL Init lines say the world has 8 ranks,
+// and ranks 0, 2, 3 wrote nothing at all.
+SessionPtr noOutputAtAll()
+{
+    JobLog log;
+    for (RankId r : {1, 4, 5, 6, 7}) {
+        NcclCommInfo c;
+        c.rank = r;
+        c.nranks = 8;
+        c.complete = true;
+        c.line = log.record(r, "NCCL INFO comm 0x1 rank " + std::to_string(r) + " nranks 8 cudaDev 0 busId 7000 - Init COMPLETE",
+                            LogFlagNcclInit, LogKind::Nccl);
+        log.logs().comms.push_back(c);
+    }
+    for (RankId r : {1, 4, 5, 6, 7}) {
+        WatchdogTimeout w;
+        w.rank = r;
+        w.seq = 5;
+        w.opType = "BROADCAST";
+        w.time = kT0 + 1800 * kSec;
+        w.line = log.record(r, "[Rank " + std::to_string(r) + "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=BROADCAST)",
+                            LogFlagWatchdogTimeout, LogKind::PyTorch, LogLevel::Error, w.time);
+        log.logs().timeouts.push_back(w);
+    }
+    std::vector<SourceBuilder> src;
+    src.push_back(log.take());
+    return freeze(std::move(src));
+}
+
 const std::map<QString, std::function<SessionPtr()>> &scenarios()
 {
     static const std::map<QString, std::function<SessionPtr()>> table{
@@ -169,6 +198,7 @@ const std::map<QString, std::function<SessionPtr()>> &scenarios()
         {"rank 7 lags", [] { return loadFile(kFixtures + "hang_rank7_seq_lag.log"); }},
         {"opCount: rank 2 one call short", [] { return opCounts(0x1d); }},
         {"opCount: all level", [] { return opCounts(0x1e); }},
+        {"8 ranks, 3 without any output", noOutputAtAll},
         {"healthy log", [] { return loadFile(kFixtures + "healthy_4rank_with_warnings.log"); }},
         {"alcf sample", [] { return loadFile(kSamples + kAlcf); }},
         {"fr: rank 2 missing", [] {
@@ -218,6 +248,9 @@ void TestCulprit::culprit_data()
                                                               << QList<int>{0, 2, 3};
     QTest::newRow("silent ranks 0, 2, 3") << "8 ranks, 3 silent" << true << QList<int>{0, 2, 3} << "never reached BROADCAST SeqNum 5"
                                           << "reported no watchdog timeout" << QList<int>{1, 4, 5, 6, 7};
+    QTest::newRow("no output at all: world size names them") << "8 ranks, 3 without any output" << true << QList<int>{0, 2, 3}
+                                                              << "never reached BROADCAST SeqNum 5" << "left no output in these files"
+                                                              << QList<int>{1, 4, 5, 6, 7};
     QTest::newRow("odd op by majority") << "reduce vs allgather" << true << QList<int>{0} << "ran REDUCE" << "REDUCE"
                                         << QList<int>{1, 5};
     QTest::newRow("seq lags 32000") << "rank 7 lags" << true << QList<int>{7} << "lags 32000 collectives behind" << "SeqNum=8123"
