@@ -3,7 +3,8 @@
 // are linked pairwise by StoryRelations (conditions of a rank that lead to its OOM; what a rank
 // that died leaves behind); a consequence hangs off its earliest cause, and the chain up from it
 // ends at the cause the story is about. The story is the most severe cause with everything linked
-// to it; its ranks are the culprits, and its strongest condition's fix is the fix.
+// to it; its ranks are the culprits, and its strongest condition's fix is the fix. StoryWriter
+// puts it into words.
 
 #include "analysisresult.h"
 #include "incidentsummary.h"
@@ -21,11 +22,6 @@ public:
     /// given, adds what the findings do not carry: the step an OOM fell in, the ranks that waited
     /// on a watchdog, how the launcher ended the job, and what was read when nothing was found.
     static IncidentSummary build(const AnalysisResult &result, const Session *session = nullptr);
-
-    /// `title` told about its own rank: "Rank 2's caching allocator is fragmented" → "its caching
-    /// allocator is fragmented", "Rank 2 keeps more memory…" → "it keeps more memory…", other text
-    /// with its first letter lowered unless it starts an acronym.
-    static std::string aboutItself(std::string_view title, RankId rank);
 };
 
 } // namespace rs

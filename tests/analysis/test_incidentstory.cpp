@@ -6,6 +6,7 @@
 // ended) and run the whole analyzer once.
 
 #include "incidentstory.h"
+#include "storywriter.h"
 #include "sessionfixture.h"
 
 #include <QStringList>
@@ -237,7 +238,7 @@ void TestIncidentStory::aboutItself()
     QFETCH(QString, title);
     QFETCH(int, rank);
     QFETCH(QString, told);
-    QCOMPARE(QString::fromStdString(IncidentStory::aboutItself(title.toStdString(), rank)), told);
+    QCOMPARE(QString::fromStdString(StoryWriter::aboutItself(title.toStdString(), rank)), told);
 }
 
 void TestIncidentStory::firstSentence()
