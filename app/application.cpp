@@ -43,26 +43,45 @@ Application::Application(const SessionLoader::Options &options, QObject *parent)
 
     // Session files: reading one resolves its sources, then loads them with its rank choices;
     // saving hashes the sources in the background.
-    connect(&m_window, &MainWindow::openSessionFileRequested, &m_files, &SessionFileController::open);
+    connect(&m_window, &MainWindow::openSessionFileRequested, &m_files, [this](const QString &path) { m_files.open(path); });
     connect(&m_files, &SessionFileController::opened, this,
             [this](const QString &path, const SessionDocument &doc, const SessionDocument::Resolution &resolution) {
-                if (resolution.paths.empty()) {
-                    m_window.sessionFileFailed(tr("%1: none of its %2 sources could be found").arg(path).arg(doc.sources.size()));
+                // Files outside the session's folder are read only when the user says so.
+                QStringList outside;
+                for (const auto &p : resolution.problems)
+                    if (p.kind == SessionDocument::Problem::Kind::Outside)
+                        outside << QString::fromStdString(p.foundAt);
+                if (!outside.isEmpty()) {
+                    m_window.askOutsideSources(path, outside, [this, path, doc, resolution](bool open) {
+                        if (open)
+                            m_files.open(path, true);
+                        else
+                            loadSessionSources(path, doc, resolution);
+                    });
                     return;
                 }
-                m_window.sessionFileOpened(path, doc, resolution.problems);
-                m_import.setOptions(resolution.options);
-                m_window.setLoaderOptions(resolution.options);
-                QStringList paths;
-                for (const auto &p : resolution.paths)
-                    paths << QString::fromStdString(p);
-                m_import.open(paths);
+                loadSessionSources(path, doc, resolution);
             });
     connect(&m_files, &SessionFileController::saved, &m_window, &MainWindow::sessionFileSaved);
     connect(&m_files, &SessionFileController::failed, &m_window, &MainWindow::sessionFileFailed);
     connect(&m_window, &MainWindow::saveSessionRequested, this, [this](const QString &path, const SessionDocument &state) {
         m_files.save(path, m_window.session(), m_import.options(), state);
     });
+}
+
+void Application::loadSessionSources(const QString &path, const SessionDocument &doc, const SessionDocument::Resolution &resolution)
+{
+    if (resolution.paths.empty()) {
+        m_window.sessionFileFailed(tr("%1: none of its %2 sources could be opened").arg(path).arg(doc.sources.size()));
+        return;
+    }
+    m_window.sessionFileOpened(path, doc, resolution.problems);
+    m_import.setOptions(resolution.options);
+    m_window.setLoaderOptions(resolution.options);
+    QStringList paths;
+    for (const auto &p : resolution.paths)
+        paths << QString::fromStdString(p);
+    m_import.open(paths);
 }
 
 void Application::open(const QStringList &paths)

@@ -33,6 +33,9 @@ Q_SIGNALS:
     void ready();
 
 private:
+    // Loads the sources a session file resolved to (with its rank choices), listing its problems.
+    void loadSessionSources(const QString &path, const SessionDocument &doc, const SessionDocument::Resolution &resolution);
+
     ImportController m_import;
     AnalysisController m_analysis;
     SessionFileController m_files;

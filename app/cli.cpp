@@ -118,6 +118,7 @@ struct ParsedArgs {
     std::optional<SessionDocument> document; // the document, when it could be read
     std::string documentPath;                // its path as given
     bool documentErrors = false;             // unreadable, or a source missing or changed (printed)
+    bool allowOutside = false;               // --allow-outside-sources: a session file may name files outside its folder
 };
 
 // "--name VALUE" or "--name=VALUE": the value, advancing i; nullopt if `a` is not that option.
@@ -154,6 +155,8 @@ ParsedArgs parseCommon(const QStringList &args)
                 p.offsets[rank] = ns;
         } else if (auto z = optionValue(args, i, "--time-zone")) {
             p.timeZone = z->toStdString();
+        } else if (a == QLatin1String("--allow-outside-sources")) {
+            p.allowOutside = true;
         } else if (a == QLatin1String("--")) {
             for (++i; i < args.size(); ++i)
                 p.paths.push_back(args[i].toStdString());
@@ -196,7 +199,7 @@ void openSessionFile(const std::string &path, std::FILE *err, ParsedArgs &p, Ses
         printErr(err, why.toStdString()); // already "path: message"
         p.documentErrors = true;
     } else {
-        SessionDocument::Resolution r = SessionDocument::resolve(*doc, docPath);
+        SessionDocument::Resolution r = SessionDocument::resolve(*doc, docPath, true, p.allowOutside);
         // The saved paths are relative to the session file: name each problem by where it was
         // looked for or found, so the line makes sense from any working directory. Missing and
         // changed sources are errors (exit 1, as for a source read with errors); a moved one was
@@ -286,6 +289,7 @@ QString Cli::usage()
         "                                                    the reference rank) as a figure, the merged Chrome trace,\n"
         "                                                    the incident report with its images\n"
         "Options: --time-zone ZONE  zone of time stamps that carry none (nvidia-smi, logs); default: local\n"
+        "         --allow-outside-sources  let a session file name sources outside its own folder\n"
         "\n"
         "A folder means every recognised file below it. --assign-rank overrides a source's rank.\n"
         "One PATH may be a saved session (FILE.rankscope): its sources are read with its rank choices,\n"

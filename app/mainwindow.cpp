@@ -599,6 +599,24 @@ void MainWindow::sessionFileOpened(const QString &path, const SessionDocument &d
     m_sessionFiles->opened(path, document, problems);
 }
 
+void MainWindow::askOutsideSources(const QString &session, const QStringList &paths, std::function<void(bool)> answer)
+{
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Files outside the session's folder"),
+                                (paths.size() == 1 ? tr("%1 names a file outside its own folder. Open it?")
+                                                   : tr("%1 names %2 files outside its own folder. Open them?").arg(QStringLiteral("%1")).arg(paths.size()))
+                                    .arg(QFileInfo(session).fileName()),
+                                QMessageBox::Open | QMessageBox::Ignore, this);
+    box->setObjectName(QStringLiteral("outsideSourcesQuestion"));
+    box->setInformativeText(tr("Only open them if you trust where this session file came from. Ignore loads the "
+                               "sources inside its folder and leaves these out:\n")
+                            + paths.mid(0, 8).join(QLatin1Char('\n')) + (paths.size() > 8 ? tr("\n…") : QString()));
+    box->setDetailedText(paths.join(QLatin1Char('\n')));
+    box->setDefaultButton(QMessageBox::Ignore);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::finished, this, [answer = std::move(answer)](int result) { answer(result == QMessageBox::Open); });
+    box->open();
+}
+
 void MainWindow::sessionFileSaved(const QString &path)
 {
     m_sessionFiles->saved(path);

@@ -11,6 +11,8 @@
 #include "sessionloader.h"
 
 #include <QMainWindow>
+
+#include <functional>
 #include <QStringList>
 
 #include <map>
@@ -100,6 +102,9 @@ public Q_SLOTS:
     void editSourceSettings(rs::SourceId source);
     /// A session file was read: its sources are being loaded now. When the session arrives
     /// (setSession), `document`'s annotations, offsets and view are applied; `problems` (moved,
+    /// A session file names `paths` outside its folder: asks whether to open them (a session from
+    /// someone else must not read arbitrary files), then calls `answer` with the choice.
+    void askOutsideSources(const QString &session, const QStringList &paths, std::function<void(bool)> answer);
     /// missing, changed sources) are shown now.
     void sessionFileOpened(const QString &path, const rs::SessionDocument &document,
                            const std::vector<rs::SessionDocument::Problem> &problems);

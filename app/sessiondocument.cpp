@@ -339,11 +339,24 @@ bool SessionDocument::looksLikeSessionFile(const QString &path)
     return head.trimmed().startsWith('{') && head.contains(kSchema);
 }
 
-SessionDocument::Resolution SessionDocument::resolve(const SessionDocument &doc, const QString &documentPath, bool verify)
+SessionDocument::Resolution SessionDocument::resolve(const SessionDocument &doc, const QString &documentPath, bool verify,
+                                                     bool allowOutside)
 {
     Resolution r;
     r.options.timeZone = doc.timeZone;
     const QDir base = QFileInfo(documentPath).absoluteDir();
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path home = fs::weakly_canonical(base.absolutePath().toStdString(), ec);
+    // Inside = below the session file's folder once links are resolved.
+    auto inside = [&home](const std::string &file) {
+        std::error_code e;
+        const fs::path real = fs::weakly_canonical(file, e);
+        if (e)
+            return false;
+        const auto rel = real.lexically_relative(home);
+        return !rel.empty() && *rel.begin() != "..";
+    };
     for (const SourceEntry &s : doc.sources) {
         const std::string relative = QDir::cleanPath(base.absoluteFilePath(q(s.path))).toStdString();
         const std::string byName = base.absoluteFilePath(QFileInfo(q(s.path)).fileName()).toStdString();
@@ -359,6 +372,16 @@ SessionDocument::Resolution SessionDocument::resolve(const SessionDocument &doc,
             r.problems.push_back({Problem::Kind::Missing, s.path, {},
                                   s.path + ": missing (looked beside the session file and at " +
                                       (s.absolutePath.empty() ? relative : s.absolutePath) + "); not loaded"});
+            continue;
+        }
+        if (!allowOutside && !inside(found)) {
+            // Named by where it really is: a link inside the folder can point anywhere.
+            std::error_code e;
+            const fs::path real = fs::weakly_canonical(found, e);
+            const std::string where = e ? found : real.string();
+            r.problems.push_back({Problem::Kind::Outside, s.path, where,
+                                  s.path + ": outside the session file's folder (" + where
+                                      + "); not opened without consent (--allow-outside-sources)"});
             continue;
         }
         if (found != relative)

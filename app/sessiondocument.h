@@ -68,6 +68,8 @@ struct SessionDocument {
             Missing, ///< found nowhere; not loaded
             Moved,   ///< not at its relative path; found elsewhere (`foundAt`) and loaded
             Changed, ///< found, but its size or checksum differs from the saved one; loaded anyway
+            Outside, ///< found outside the session file's folder (absolute, or escaping with ..): not
+                     ///< opened without consent (--allow-outside-sources, or the GUI's question)
         };
         Kind kind = Kind::Missing;
         std::string path;    ///< the path as saved (relative)
@@ -96,8 +98,11 @@ struct SessionDocument {
     static bool looksLikeSessionFile(const QString &path);
 
     /// Finds the sources of `doc` (saved at `documentPath`) on disk; with `verify`, compares sizes
-    /// and checksums (reads every file).
-    static Resolution resolve(const SessionDocument &doc, const QString &documentPath, bool verify = true);
+    /// and checksums (reads every file). A source outside the session file's folder (after links
+    /// are followed) is neither opened nor hashed unless `allowOutside`: a session file from
+    /// someone else must not make RankScope read /etc/passwd or /proc/self/environ.
+    static Resolution resolve(const SessionDocument &doc, const QString &documentPath, bool verify = true,
+                              bool allowOutside = false);
 
     /// The document as JSON text (for tests and the plain form).
     static std::string toJson(const SessionDocument &doc);

@@ -42,14 +42,14 @@ void SessionFileController::start(Work work, Done done)
     watcher->setFuture(QtConcurrent::run(std::move(work)));
 }
 
-void SessionFileController::open(const QString &path)
+void SessionFileController::open(const QString &path, bool allowOutside)
 {
     start(
-        [path] {
+        [path, allowOutside] {
             Outcome out;
             out.document = SessionDocument::load(path, &out.error);
             if (out.document)
-                out.resolution = SessionDocument::resolve(*out.document, path);
+                out.resolution = SessionDocument::resolve(*out.document, path, true, allowOutside);
             return out;
         },
         [this, path](const Outcome &r) {

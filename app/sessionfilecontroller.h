@@ -22,8 +22,9 @@ public:
     bool isBusy() const { return m_pending > 0; }
 
 public Q_SLOTS:
-    /// Reads the session file `path`, then finds and verifies its sources in the background.
-    void open(const QString &path);
+    /// Reads the session file `path`, then finds and verifies its sources in the background. Sources
+    /// outside the file's folder are opened only with `allowOutside` (the user said yes).
+    void open(const QString &path, bool allowOutside = false);
     /// Describes `session` for `path` (relative paths, sizes, checksums) with the rank choices of
     /// `options`, takes everything else (annotations, offsets, view) from `state`, and writes it
     /// atomically, in the background.

@@ -321,6 +321,48 @@ private Q_SLOTS:
         // The rest still loaded: four ranks of traces and the log.
         QCOMPARE(app.window().session()->ranks().size(), std::size_t(4));
     }
+
+    // A session file naming a file outside its folder asks before reading it: Ignore loads the rest
+    // only, Open loads everything.
+    void outsideSourcesNeedConsent_data()
+    {
+        QTest::addColumn<bool>("open");
+        QTest::newRow("ignore") << false;
+        QTest::newRow("open") << true;
+    }
+    void outsideSourcesNeedConsent()
+    {
+        QFETCH(bool, open);
+        QTemporaryDir dir;
+        const QString incident = dir.filePath(QStringLiteral("incident"));
+        QVERIFY(copyTree(kDemo, incident));
+        const QString docPath = incident + QStringLiteral("/incident.rankscope");
+        {
+            Application app(utc());
+            QVERIFY(openAndWait(app, {incident}));
+            QSignalSpy done(&app.sessionFiles(), &rs::SessionFileController::saved);
+            app.window().saveSessionTo(docPath);
+            QVERIFY(done.wait(60000));
+        }
+        // The log now lives beside the folder: its saved absolute path leads outside.
+        const QString outside = dir.filePath(QStringLiteral("torchrun.log"));
+        QVERIFY(QFile::rename(incident + QStringLiteral("/torchrun.log"), outside));
+        QVERIFY(QFile::link(outside, incident + QStringLiteral("/torchrun.log")));
+        Application app(utc());
+        QSignalSpy ready(&app, &Application::ready);
+        app.open({docPath});
+        QMessageBox *question = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((question = app.window().findChild<QMessageBox *>(QStringLiteral("outsideSourcesQuestion"))), 60000);
+        QVERIFY2(question->detailedText().contains(outside), qPrintable(question->detailedText()));
+        QVERIFY(ready.isEmpty()); // nothing loads before the answer
+        question->button(open ? QMessageBox::Open : QMessageBox::Ignore)->click();
+        QVERIFY(ready.wait(120000));
+        bool logRead = false;
+        for (const rs::Source &src : app.window().session()->sources())
+            logRead = logRead || QString::fromStdString(src.path).endsWith(QLatin1String("torchrun.log"));
+        QCOMPARE(logRead, open);
+        QCOMPARE(app.window().session()->ranks().size(), std::size_t(4));
+    }
 };
 
 QTEST_MAIN(TestApplication)

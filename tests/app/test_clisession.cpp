@@ -397,8 +397,14 @@ void TestCliSession::problems_data()
     QTest::newRow("changed source") << QStringLiteral("append") << 1
                                     << QStringList{"/torchrun.log: error: changed since the session was saved"} << true;
     QTest::newRow("missing source") << QStringLiteral("remove") << 1 << QStringList{"/nvidia-smi.csv: error: missing"} << true;
-    QTest::newRow("moved source (warning only)") << QStringLiteral("move") << 0
-                                                 << QStringList{"/torchrun.log: warning: moved"} << true;
+    // Found only at its saved absolute path, outside the session file's folder: not read without
+    // consent, and read (a moved source, warning only) with --allow-outside-sources.
+    QTest::newRow("moved source outside the folder") << QStringLiteral("move") << 1
+                                                     << QStringList{"/torchrun.log: error: outside the session file's folder",
+                                                                    "--allow-outside-sources"}
+                                                     << true;
+    QTest::newRow("moved source, outside allowed (warning only)") << QStringLiteral("move+allow") << 0
+                                                                  << QStringList{"/torchrun.log: warning: moved"} << true;
     QTest::newRow("corrupt session file") << QStringLiteral("corrupt") << 2 << QStringList{"bad.rankscope: ", "nothing usable"} << false;
     QTest::newRow("corrupt session file beside a usable source")
         << QStringLiteral("corrupt+trace") << 1 << QStringList{"bad.rankscope: "} << true;
@@ -425,13 +431,15 @@ void TestCliSession::problems()
         QCOMPARE(log.write("\n"), qint64(1));
     } else if (change == QLatin1String("remove")) {
         QVERIFY(QFile::remove(dir + QStringLiteral("/nvidia-smi.csv")));
-    } else if (change == QLatin1String("move")) {
+    } else if (change.startsWith(QLatin1String("move"))) {
         // The session travels to another folder without the log: the log is found at its saved
         // absolute path instead.
         const QString elsewhere = dir + QStringLiteral("-copy");
         QVERIFY(copyTree(dir, elsewhere));
         QVERIFY(QFile::remove(elsewhere + QStringLiteral("/torchrun.log")));
         inputs = {elsewhere + QStringLiteral("/incident.rankscope")};
+        if (change.endsWith(QLatin1String("+allow")))
+            inputs.prepend(QStringLiteral("--allow-outside-sources"));
     } else if (change.startsWith(QLatin1String("corrupt"))) {
         const QString bad = dir + QStringLiteral("/bad.rankscope");
         rs::test::writeFile(bad, "{\"schema\": \"rankscope.session/1\", \"sources\": [");

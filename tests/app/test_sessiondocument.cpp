@@ -149,18 +149,26 @@ private Q_SLOTS:
     void resolve_data()
     {
         QTest::addColumn<QString>("scenario");
+        QTest::addColumn<bool>("allowOutside");
         QTest::addColumn<QStringList>("kinds"); // expected problem kinds, in order
         QTest::addColumn<int>("loaded");
-        QTest::newRow("unchanged") << "unchanged" << QStringList{} << 2;
-        QTest::newRow("folder copied elsewhere") << "copied" << QStringList{} << 2;
-        QTest::newRow("session file moved alone") << "moved-session" << QStringList{"moved", "moved"} << 2;
-        QTest::newRow("source deleted") << "deleted" << QStringList{"missing"} << 1;
-        QTest::newRow("same size, other bytes") << "edited" << QStringList{"changed"} << 2;
-        QTest::newRow("appended to") << "grown" << QStringList{"changed"} << 2;
+        QTest::newRow("unchanged") << "unchanged" << false << QStringList{} << 2;
+        QTest::newRow("folder copied elsewhere") << "copied" << false << QStringList{} << 2;
+        // Found only at their absolute paths, outside the session file's new folder: not without consent.
+        QTest::newRow("session file moved alone") << "moved-session" << false << QStringList{"outside", "outside"} << 0;
+        QTest::newRow("session file moved alone, allowed") << "moved-session" << true << QStringList{"moved", "moved"} << 2;
+        QTest::newRow("source deleted") << "deleted" << false << QStringList{"missing"} << 1;
+        QTest::newRow("same size, other bytes") << "edited" << false << QStringList{"changed"} << 2;
+        QTest::newRow("appended to") << "grown" << false << QStringList{"changed"} << 2;
+        QTest::newRow("escapes with ..") << "escape" << false << QStringList{"outside"} << 1;
+        QTest::newRow("a system file by absolute path") << "system" << false << QStringList{"outside"} << 1;
+        QTest::newRow("a link inside pointing out") << "symlink" << false << QStringList{"outside"} << 1;
+        QTest::newRow("unchanged, allowed") << "unchanged" << true << QStringList{} << 2;
     }
     void resolve()
     {
         QFETCH(QString, scenario);
+        QFETCH(bool, allowOutside);
         QFETCH(QStringList, kinds);
         QFETCH(int, loaded);
         QTemporaryDir dir;
@@ -181,6 +189,18 @@ private Q_SLOTS:
             doc.sources.push_back(e);
         }
         doc.sources[1].rank = 5;
+        const QString secret = dir.filePath(QStringLiteral("secret.txt"));
+        writeFile(secret, "not the incident's\n");
+        if (scenario == QLatin1String("escape")) {
+            doc.sources[0].path = "../secret.txt";
+            doc.sources[0].absolutePath.clear();
+        } else if (scenario == QLatin1String("system")) {
+            doc.sources[0].path = "/etc/passwd";
+            doc.sources[0].absolutePath = "/etc/passwd";
+        } else if (scenario == QLatin1String("symlink")) {
+            QVERIFY(QFile::remove(a));
+            QVERIFY(QFile::link(secret, a));
+        }
         QVERIFY(SessionDocument::save(doc, docPath, nullptr));
 
         if (scenario == QLatin1String("copied")) {
@@ -202,16 +222,21 @@ private Q_SLOTS:
         QString error;
         const auto back = SessionDocument::load(docPath, &error);
         QVERIFY2(back, qPrintable(error));
-        const auto r = SessionDocument::resolve(*back, docPath);
+        const auto r = SessionDocument::resolve(*back, docPath, scenario != QLatin1String("symlink"), allowOutside);
         QStringList got;
         for (const auto &p : r.problems) {
-            got << (p.kind == SessionDocument::Problem::Kind::Missing ? QStringLiteral("missing")
-                    : p.kind == SessionDocument::Problem::Kind::Moved ? QStringLiteral("moved")
-                                                                     : QStringLiteral("changed"));
+            got << (p.kind == SessionDocument::Problem::Kind::Missing   ? QStringLiteral("missing")
+                    : p.kind == SessionDocument::Problem::Kind::Moved   ? QStringLiteral("moved")
+                    : p.kind == SessionDocument::Problem::Kind::Outside ? QStringLiteral("outside")
+                                                                         : QStringLiteral("changed"));
             QVERIFY2(QString::fromStdString(p.message).contains(QString::fromStdString(p.path)), p.message.c_str());
         }
         QCOMPARE(got, kinds);
         QCOMPARE(int(r.paths.size()), loaded);
+        for (const std::string &path : r.paths)
+            QVERIFY2(allowOutside || path.find("secret") == std::string::npos, path.c_str());
+        if (loaded == 0)
+            return;
         // The rank override follows its file wherever it was found.
         const std::string csv = r.paths.back();
         QVERIFY(QString::fromStdString(csv).endsWith(QLatin1String("nvidia-smi.csv")));
@@ -273,9 +298,17 @@ private Q_SLOTS:
         QVERIFY(doc.view == state.view);
         QCOMPARE(doc.clockOffsets, state.clockOffsets);
         QCOMPARE(doc.sources.size(), session->sources().size());
-        // Sources live outside the temporary folder: found at their absolute paths, reported as moved.
-        QCOMPARE(resolution.paths.size(), session->sources().size());
+        // Sources live outside the temporary folder: not opened without consent...
+        QCOMPARE(resolution.paths.size(), std::size_t(0));
+        QCOMPARE(resolution.problems.size(), session->sources().size());
         for (const auto &p : resolution.problems)
+            QVERIFY2(p.kind == SessionDocument::Problem::Kind::Outside, p.message.c_str());
+        // ... and with it, found at their absolute paths and reported as moved.
+        files.open(path, true);
+        QVERIFY(opened.wait(20000));
+        const auto allowed = opened.at(1).at(2).value<SessionDocument::Resolution>();
+        QCOMPARE(allowed.paths.size(), session->sources().size());
+        for (const auto &p : allowed.problems)
             QVERIFY2(p.kind == SessionDocument::Problem::Kind::Moved, p.message.c_str());
         // A file that is not a session is refused with its name.
         files.open(demo + QStringLiteral("/torchrun.log"));
