@@ -151,6 +151,11 @@ IncidentSummary Storyteller::tell()
         else
             ++groupSize[static_cast<std::size_t>(rootOf(i))];
     }
+    // The table never links every finding to another; should it ever, the first one is the story.
+    if (roots.empty()) {
+        roots.push_back(0);
+        m_causeOf[0] = m_feeds[0] = -1;
+    }
     const int main = pickMain(roots, groupSize);
     // Causes of the same kind and weight as the main one happened side by side (every rank of a
     // node ran out of memory): all of them are the story, earliest first.
