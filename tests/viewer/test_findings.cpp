@@ -6,6 +6,7 @@
 #include "models/findingsmodel.h"
 #include "panels/clockoffsetspanel.h"
 #include "panels/findingspanel.h"
+#include "screenshot.h"
 #include "testsession.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/timelineview.h"
@@ -319,6 +320,8 @@ void TestFindings::storyAboveTheList()
     Q_EMIT panel.storyLabel()->linkActivated(QStringLiteral("rank:2"));
     QCOMPARE(state.selectedRank(), 2);
     QCOMPARE(panel.currentFinding(), 3);
+    panel.selectFinding(1); // a consequence, to look at
+    QVERIFY(rs::test::keepScreenshot(panel.grab().toImage(), QStringLiteral("findings-story.png")));
 }
 
 // The desync (40 s) and the NCCL error (50 s) followed the OOM (30 s): each reads "↳", names #1 and
