@@ -86,6 +86,49 @@ void SessionBuilder::remapRanks(SourceBuilder &b, const std::map<RankId, RankId>
             r = to(r);
 }
 
+void SessionBuilder::checkRankClaims(const std::vector<bool> &undecided)
+{
+    // Formats written once per rank: two of one kind claiming the same rank are two processes (or a
+    // copied file), which the merge would silently fold into one lane.
+    static const std::set<std::string> kPerRank = {"pytorch-trace", "flight-recorder", "memory-snapshot", "memory-timeline"};
+    std::map<std::pair<std::string, RankId>, std::size_t> claimed;
+    std::optional<std::size_t> worldOf;
+    for (std::size_t i = 0; i < m_pending.size(); ++i) {
+        if (undecided[i])
+            continue;
+        SourceBuilder &b = m_pending[i];
+        const Source &src = b.m_source;
+        if (src.ranks.size() == 1 && kPerRank.count(src.format) && src.rankOrigin != RankOrigin::User) {
+            const auto [it, fresh] = claimed.emplace(std::pair{src.format, src.ranks.front()}, i);
+            if (!fresh) {
+                const std::string other = m_pending[it->second].m_source.path;
+                const std::string what = "rank " + std::to_string(src.ranks.front()) + " is claimed by two " + src.format + " files, ";
+                b.warning("rank-claimed-twice", what + "this one and " + other
+                              + "; their data are merged into one rank: if one is another rank, set it with --assign-rank "
+                                "or Source Settings");
+                m_pending[it->second].warning("rank-claimed-twice", what + "this one and " + src.path
+                                                  + "; their data are merged into one rank: if one is another rank, set it "
+                                                    "with --assign-rank or Source Settings");
+            }
+        }
+        if (src.worldSize <= 0)
+            continue;
+        for (RankId r : src.ranks)
+            if (r >= src.worldSize && src.rankOrigin != RankOrigin::User) {
+                b.warning("rank-outside-world", "rank " + std::to_string(r) + " is not below the world size "
+                                                    + std::to_string(src.worldSize) + " this file states");
+                break;
+            }
+        if (!worldOf) {
+            worldOf = i;
+        } else if (const Source &first = m_pending[*worldOf].m_source; first.worldSize != src.worldSize) {
+            b.warning("world-size-conflict", "this file states a world size of " + std::to_string(src.worldSize) + ", "
+                                                 + first.path + " one of " + std::to_string(first.worldSize)
+                                                 + ": they may come from different jobs");
+        }
+    }
+}
+
 std::shared_ptr<const Session> SessionBuilder::freeze()
 {
     auto session = std::make_shared<Session>();
@@ -136,6 +179,7 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         }
         used.insert(src.ranks.begin(), src.ranks.end());
     }
+    checkRankClaims(needsRank);
     RankId next = 0;
     // Processes a log could not name (several host:pid, no rank stated) each get a placeholder
     // rank of their own: distinct processes must never be merged into one lane.

@@ -37,6 +37,9 @@ private:
     std::map<std::string, RankId> m_overrides;
     std::map<std::string, std::map<RankId, RankId>> m_rankMaps;
     void remapRanks(SourceBuilder &b, const std::map<RankId, RankId> &map);
+    // Warns about rank claims that cannot all be right: two per-rank files of one kind naming the
+    // same rank, a rank not below its file's world size, files stating different world sizes.
+    void checkRankClaims(const std::vector<bool> &undecided);
 };
 
 } // namespace rs

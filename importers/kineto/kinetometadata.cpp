@@ -1,5 +1,7 @@
 #include "kinetometadata.h"
 
+#include "plausible.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -111,9 +113,26 @@ void KinetoMetadata::parseDistributedInfo(const std::string &json)
         m_out.warning("distributed-info-unreadable", "distributedInfo is not a readable JSON object; the rank is taken from elsewhere");
         return;
     }
-    if (const auto rank = jsonInt(doc, "rank"); rank && *rank >= 0 && *rank <= INT32_MAX)
+    // A rank or world size no job has (negative, 2^40, a string, rank 7 of 2) is reported and not
+    // used: the rank then comes from the file name or the user, never from a wrapped number.
+    const auto rank = jsonInt(doc, "rank");
+    const auto world = jsonInt(doc, "world_size");
+    if (doc.contains("rank") && (!rank || !plausible::rank(*rank)))
+        m_out.warning("rank-implausible", "distributedInfo.rank is " + doc["rank"].dump().substr(0, 40)
+                                              + ": not a rank (0 to 2^20); the rank is taken from elsewhere");
+    else if (rank)
         m_rank = static_cast<RankId>(*rank);
-    m_worldSize = JsonRaw::clampToInt32(jsonInt(doc, "world_size").value_or(0));
+    if (doc.contains("world_size") && (!world || *world < 1 || *world > plausible::kMaxRank)) {
+        m_out.warning("world-size-implausible", "distributedInfo.world_size is " + doc["world_size"].dump().substr(0, 40)
+                                                    + ": not a world size (1 to 2^20); ignored");
+    } else if (world) {
+        m_worldSize = static_cast<std::int32_t>(*world);
+        if (m_rank && *m_rank >= m_worldSize) {
+            m_out.warning("rank-outside-world", "distributedInfo.rank " + std::to_string(*m_rank) + " is not below its world_size "
+                                                    + std::to_string(m_worldSize) + "; the world size is ignored");
+            m_worldSize = 0;
+        }
+    }
 }
 
 void KinetoMetadata::applyClock(std::optional<TimeNs> firstTime)

@@ -35,6 +35,8 @@ class TestImplausible : public QObject
 private Q_SLOTS:
     void values_data();
     void values();
+    void distributedInfo_data();
+    void distributedInfo();
 };
 
 void TestImplausible::values_data()
@@ -89,6 +91,38 @@ void TestImplausible::values()
         QCOMPARE(maxCounter(b, TrackKind::GpuMemoryUsed), maxUsedMiB * 1024 * 1024);
     for (const OomEvent &o : b.ooms())
         QCOMPARE(o.requested, oomRequestedGiB < 0 ? std::int64_t(-1) : std::int64_t(oomRequestedGiB) << 30);
+}
+
+void TestImplausible::distributedInfo_data()
+{
+    QTest::addColumn<QString>("info");
+    QTest::addColumn<int>("rank");       // -1: no rank from the content
+    QTest::addColumn<int>("worldSize");
+    QTest::addColumn<QString>("warning"); // "" none
+    QTest::newRow("good") << R"({"rank": 3, "world_size": 8})" << 3 << 8 << "";
+    QTest::newRow("negative rank") << R"({"rank": -1, "world_size": 8})" << -1 << 8 << "rank-implausible";
+    QTest::newRow("rank 2^40") << R"({"rank": 1099511627776, "world_size": 8})" << -1 << 8 << "rank-implausible";
+    QTest::newRow("string rank") << R"({"rank": "three", "world_size": 8})" << -1 << 8 << "rank-implausible";
+    QTest::newRow("rank 7 of 2") << R"({"rank": 7, "world_size": 2})" << 7 << 0 << "rank-outside-world";
+    QTest::newRow("world size 0") << R"({"rank": 0, "world_size": 0})" << 0 << 0 << "world-size-implausible";
+}
+
+void TestImplausible::distributedInfo()
+{
+    QFETCH(QString, info);
+    QFETCH(int, rank);
+    QFETCH(int, worldSize);
+    QFETCH(QString, warning);
+    const std::string trace = R"({"schemaVersion": 1, "distributedInfo": )" + info.toStdString()
+        + R"(, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]})";
+    const SourceBuilder b = import(trace, "trace.json");
+    QCOMPARE(b.source().format, std::string("pytorch-trace"));
+    QCOMPARE(b.source().ranks, rank < 0 ? std::vector<RankId>{} : std::vector<RankId>{rank});
+    QCOMPARE(b.source().worldSize, worldSize);
+    bool found = warning.isEmpty();
+    for (const Diagnostic &d : b.source().diagnostics)
+        found = found || d.code == warning.toStdString();
+    QVERIFY2(found, qPrintable(warning));
 }
 
 QTEST_GUILESS_MAIN(TestImplausible)

@@ -52,6 +52,8 @@ private Q_SLOTS:
     void overrideBeatsContent();
     void emptySourceClaimsNoRank();
     void mergesStringsAndTracks();
+    void rankClaimsAreChecked_data();
+    void rankClaimsAreChecked();
 };
 
 void TestModelSessionBuilder::rankFromFileName_data()
@@ -166,6 +168,51 @@ void TestModelSessionBuilder::mergesStringsAndTracks()
     QCOMPARE(session->rank(1)->tracks, (std::vector<TrackId>{1}));
     QCOMPARE(session->rank(1)->timeRange, (TimeRange{1000, 1010}));
     QCOMPARE(session->spanCount(), std::size_t(2));
+}
+
+void TestModelSessionBuilder::rankClaimsAreChecked_data()
+{
+    // Each source: "format:rank:world" (world 0: not stated); "!" after the rank: set by the user.
+    QTest::addColumn<QStringList>("sources");
+    QTest::addColumn<QStringList>("warnings"); // "index:code", one per source that must warn
+    QTest::newRow("two traces claim rank 3") << QStringList{"pytorch-trace:3:8", "pytorch-trace:3:8"}
+                                             << QStringList{"0:rank-claimed-twice", "1:rank-claimed-twice"};
+    QTest::newRow("a trace and a log of one rank merge") << QStringList{"pytorch-trace:3:8", "job-log:3:8"} << QStringList{};
+    QTest::newRow("two traces, two ranks") << QStringList{"pytorch-trace:3:8", "pytorch-trace:4:8"} << QStringList{};
+    QTest::newRow("user set both") << QStringList{"pytorch-trace:3!:8", "pytorch-trace:3!:8"} << QStringList{};
+    QTest::newRow("rank 7 of 2") << QStringList{"pytorch-trace:7:2"} << QStringList{"0:rank-outside-world"};
+    QTest::newRow("world sizes disagree") << QStringList{"pytorch-trace:0:8", "pytorch-trace:1:16"}
+                                          << QStringList{"1:world-size-conflict"};
+}
+
+void TestModelSessionBuilder::rankClaimsAreChecked()
+{
+    QFETCH(QStringList, sources);
+    QFETCH(QStringList, warnings);
+    SessionBuilder sb;
+    for (int i = 0; i < sources.size(); ++i) {
+        const QStringList f = sources[i].split(QLatin1Char(':'));
+        const bool user = f[1].endsWith(QLatin1Char('!'));
+        const RankId rank = QString(f[1]).remove(QLatin1Char('!')).toInt();
+        const std::string path = "/job/src" + std::to_string(i) + ".json";
+        SourceBuilder b = makeSource(path, user ? std::vector<RankId>{} : std::vector<RankId>{rank});
+        b.source().format = f[0].toStdString();
+        b.source().worldSize = f[2].toInt();
+        if (user)
+            sb.assignRank(path, rank);
+        sb.addSource(std::move(b));
+    }
+    const auto session = sb.freeze();
+    QStringList got;
+    for (std::size_t i = 0; i < session->sources().size(); ++i)
+        for (const Diagnostic &d : session->sources()[i].diagnostics)
+            got << QStringLiteral("%1:%2").arg(i).arg(QString::fromStdString(d.code));
+    QCOMPARE(got, warnings);
+    // The warning names the other file.
+    for (std::size_t i = 0; i < session->sources().size(); ++i)
+        for (const Diagnostic &d : session->sources()[i].diagnostics)
+            if (d.code == "rank-claimed-twice")
+                QVERIFY(d.message.find("/job/src" + std::to_string(1 - i) + ".json") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestModelSessionBuilder)
