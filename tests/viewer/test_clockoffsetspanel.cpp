@@ -48,6 +48,7 @@ void TestClockOffsetsPanel::confidence()
         a.method = rank == 0 ? AlignmentMethod::Collectives : AlignmentMethod(method);
         a.anchors = 3;
         a.residualNs = 2000;
+        a.host = rank == 0 ? "gpu-node-07" : "";
         if (rank == 1 && low) {
             a.confidence = RankAlignment::Confidence::Low;
             a.confidenceReason = reason.toStdString();
@@ -67,6 +68,9 @@ void TestClockOffsetsPanel::confidence()
         QVERIFY2(m->toolTip().contains(reason), qPrintable(m->toolTip()));
         QVERIFY(m->foreground().color() != panel.table()->item(panel.rowOf(0), ClockOffsetsPanel::MethodColumn)->foreground().color());
     }
+    // The host a rank ran on is named where it is known.
+    QCOMPARE(panel.table()->item(panel.rowOf(0), ClockOffsetsPanel::RankColumn)->toolTip(), QStringLiteral("Rank 0 on host gpu-node-07"));
+    QVERIFY(panel.table()->item(panel.rowOf(1), ClockOffsetsPanel::RankColumn)->toolTip().isEmpty());
     // The reference row is never warned.
     const QTableWidgetItem *ref = panel.table()->item(panel.rowOf(0), ClockOffsetsPanel::MethodColumn);
     QVERIFY(!ref->data(Qt::UserRole).toBool());

@@ -168,6 +168,9 @@ void ClockOffsetsPanel::rebuild()
         const RankAlignment &a = m_result->alignment[static_cast<std::size_t>(row)];
         auto *rank = new QTableWidgetItem(rankIcon(a.rank), tr("Rank %1").arg(a.rank));
         rank->setData(Qt::UserRole, a.rank);
+        // Ranks of one host share its clock: alignment keeps them together.
+        if (!a.host.empty())
+            rank->setToolTip(tr("Rank %1 on host %2").arg(a.rank).arg(QString::fromStdString(a.host)));
         m_table->setItem(row, RankColumn, rank);
 
         auto *spin = new QDoubleSpinBox;
