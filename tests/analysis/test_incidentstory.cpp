@@ -3,12 +3,16 @@
 // "id/severity/ranks/time" per finding) so each row tests the relations, not the rules' tuning;
 // near-miss rows check what must NOT be linked (other ranks, wrong order in time, a weak cause).
 // The last tests add what only a session tells (the step, the ranks that waited, how the job
-// ended) and run the whole analyzer once.
+// ended), run the whole analyzer once, and read real incidents (the samples and the demo).
 
 #include "incidentstory.h"
 #include "storywriter.h"
 #include "sessionfixture.h"
 
+#include "importerregistry.h"
+
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QStringList>
 #include <QTest>
 
@@ -72,6 +76,8 @@ private Q_SLOTS:
     void firstSentence();
     void sessionTellsTheRest();
     void analyzerStoresIt();
+    void realIncidents_data();
+    void realIncidents();
 };
 
 void TestIncidentStory::chain_data()
@@ -320,6 +326,62 @@ void TestIncidentStory::analyzerStoresIt()
     QVERIFY(!r.summary.chain.empty());
     QCOMPARE(r.findings[static_cast<std::size_t>(r.summary.chain.back())].id, std::string("oom"));
     QVERIFY2(r.summary.headline.starts_with("Rank 1 ran out of GPU memory"), r.summary.headline.c_str());
+}
+
+// Real files (../shared/samples, and the project's demo): who is blamed and how the story opens.
+void TestIncidentStory::realIncidents_data()
+{
+    QTest::addColumn<QString>("path"); // under the samples, or "demo"
+    QTest::addColumn<QList<int>>("culprits");
+    QTest::addColumn<QStringList>("says");
+    QTest::newRow("demo: rank 2's OOM, its peers' hang")
+        << "demo" << QList<int>{2}
+        << QStringList{"Rank 2 ran out of GPU memory in step 414 (tried 576 MiB, 117 MiB free).", "It got 4 micro-batches where its peers got 3",
+                       "Then ", "ranks 0, 1, 3 waited in allreduce", "torchrun stopped the job.", "Fix: Give every rank the same work"};
+    QTest::newRow("all 8 ranks time out on the first collective: nobody")
+        << "joblog/alcf_polaris_resnet50_2node_8rank_allgather_timeout.log" << QList<int>{} << QStringList{"no rank can be blamed"};
+    QTest::newRow("SLURM's time limit: nobody")
+        << "joblog/bigscience_jeanzay_slurm_16node_64gpu_megatron_timelimit.out" << QList<int>{} << QStringList{"No rank can be blamed: "};
+    QTest::newRow("fairseq's OOMs and the fragmentation behind them")
+        << "memory_summary/fairseq_roberta_oom_58_ooms.txt" << QList<int>{0}
+        << QStringList{"Rank 0 ran out of GPU memory 58 times (tried 62 MiB, 10 MiB free).", "Its allocator held"};
+    QTest::newRow("near miss: a healthy 8-rank job") << "profiler/param_dlrm_8rank" << QList<int>{}
+                                                     << QStringList{"No findings: RankScope read 8 input files"};
+}
+
+void TestIncidentStory::realIncidents()
+{
+    QFETCH(QString, path);
+    QFETCH(QList<int>, culprits);
+    QFETCH(QStringList, says);
+    const QString root = path == QLatin1String("demo") ? QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo")
+                                                       : QStringLiteral(RANKSCOPE_SAMPLES_DIR "/") + path;
+    QStringList files;
+    if (QFileInfo(root).isDir()) {
+        for (QDirIterator it(root, QDir::Files, QDirIterator::Subdirectories); it.hasNext();)
+            if (const QString f = it.next(); !f.endsWith(QLatin1String(".md")))
+                files << f;
+    } else if (QFileInfo::exists(root)) {
+        files << root;
+    }
+    if (files.isEmpty())
+        QSKIP("sample not in this checkout");
+    files.sort();
+    std::vector<SourceBuilder> src;
+    for (const QString &f : files) {
+        ImportContext ctx;
+        ctx.timeZone = "UTC"; // the demo's nvidia-smi CSV and log carry UTC stamps without a zone
+        src.push_back(ImporterRegistry::instance().importFile(f.toStdString(), ctx));
+    }
+    const SessionPtr session = freeze(std::move(src));
+    const AnalysisResult r = Analyzer::run(*session);
+    const QString headline = qs(r.summary.headline);
+    QCOMPARE(QList<int>(r.summary.culpritRanks.begin(), r.summary.culpritRanks.end()), culprits);
+    for (const QString &w : says)
+        QVERIFY2(headline.contains(w), qPrintable(QStringLiteral("'%1' not in: %2").arg(w, headline)));
+    // The chain starts with a cause or a condition of one, never with what followed.
+    if (!r.summary.chain.empty())
+        QVERIFY(r.summary.roleOf(r.summary.chain.front()).role != StoryRole::Consequence);
 }
 
 QTEST_GUILESS_MAIN(TestIncidentStory)
