@@ -128,6 +128,11 @@ HangVerdict CollectiveCulprits::hangIn(const CollectiveProgress &p, const std::s
             }
     }
     const auto &withLogs = p.ranksWithLogs();
+    // The world of the files that carry the waiting reports: a silent rank must belong to it.
+    std::int32_t hangWorld = 0;
+    for (RankId r : p.members(group))
+        if (const RankProgress *pr = p.progress(r, group); pr && pr->waitingOn >= 0 && pr->waitingOn == h.seq)
+            hangWorld = std::max(hangWorld, p.sourceWorldSize(pr->waitingNote.source));
     for (RankId r : p.members(group)) {
         const RankProgress *pr = p.progress(r, group);
         const bool reported = (pr && (pr->waitingOn >= 0 || pr->watchdogReported)) || (group == "0" && has(recordWaiters, r));
@@ -157,6 +162,8 @@ HangVerdict CollectiveCulprits::hangIn(const CollectiveProgress &p, const std::s
         } else if (pr && pr->reached >= 0 && !pr->reachedIsLowerBound) {
             continue; // progress known but nothing to compare it with
         }
+        if (!p.inJobOf(r, hangWorld))
+            continue; // another job's rank (a folder of unrelated logs)
         if (has(withLogs, r) || pr)
             h.silent.push_back(r);
         else

@@ -128,6 +128,12 @@ void CollectiveProgress::addOp(const std::string &group, std::int64_t seq, Colle
 CollectiveProgress CollectiveProgress::gather(const Session &s)
 {
     CollectiveProgress p;
+    for (const Source &src : s.sources())
+        p.m_sourceWorld.push_back(src.worldSize);
+    for (const Rank &r : s.ranks())
+        for (SourceId id : r.sources)
+            if (id < s.sources().size() && s.sources()[id].worldSize > 0)
+                p.m_rankWorlds[r.id].push_back(s.sources()[id].worldSize);
     for (const Rank &r : s.ranks())
         if (r.unknownProcess.empty()) {
             p.m_realRanks.push_back(r.id);
@@ -427,6 +433,18 @@ void CollectiveProgress::gatherSteps(const Session &s)
             out[st.number] = ops;
         }
     }
+}
+
+bool CollectiveProgress::inJobOf(RankId rank, std::int32_t worldSize) const
+{
+    if (worldSize <= 0)
+        return true;
+    if (rank >= worldSize)
+        return false;
+    const auto it = m_rankWorlds.find(rank);
+    if (it == m_rankWorlds.end())
+        return true;
+    return std::find(it->second.begin(), it->second.end(), worldSize) != it->second.end();
 }
 
 std::vector<std::string> CollectiveProgress::groups() const

@@ -122,6 +122,11 @@ public:
     const std::vector<RankId> &ranksWithLogs() const { return m_ranksWithLogs; }
     /// World size the session states (traces, NCCL Init lines), 0 if unknown.
     std::int32_t worldSize() const { return m_worldSize; }
+    /// World size the file `source` states, 0 if unknown.
+    std::int32_t sourceWorldSize(SourceId source) const { return source < m_sourceWorld.size() ? m_sourceWorld[source] : 0; }
+    /// True when `rank` can be a member of a job of `worldSize` ranks (0: unknown): it is below it,
+    /// and no file that feeds the rank states another world size (unrelated jobs in one folder).
+    bool inJobOf(RankId rank, std::int32_t worldSize) const;
     /// Collective calls per ProfilerStep of each rank with steps: c10d's record_param_comms host
     /// ops inside the step, or, without those, the kernels that start inside it.
     const std::map<RankId, std::map<std::int64_t, int>> &collectivesPerStep() const { return m_perStep; }
@@ -145,6 +150,8 @@ private:
     std::vector<RankId> m_realRanks;
     std::vector<RankId> m_ranksWithLogs;
     std::int32_t m_worldSize = 0;
+    std::vector<std::int32_t> m_sourceWorld;                 // per source
+    std::map<RankId, std::vector<std::int32_t>> m_rankWorlds; // world sizes stated by a rank's sources
     std::map<RankId, std::map<std::int64_t, int>> m_perStep;
     std::multimap<std::pair<RankId, std::int64_t>, std::size_t> m_recordIndex; // while gathering only
 };
