@@ -366,25 +366,14 @@ std::vector<RankAlignment> ClockAlignment::align(const Session &session, const s
         r0.confidenceReason = "no clock: its times are its source's own, not a wall clock";
     }
 
-    // One rank against one already aligned: the offset between them and how far it can be trusted.
-    auto matchPair = [&](const Rank &k, const Rank &r) -> std::optional<PairMatch> {
+    // What the collectives alone say: sequence numbers when they name the collectives exactly,
+    // else the shift search. A rank's counter that ran ahead of the collectives its peers joined
+    // is caught twice: its pairs disagree (matchBySeq), or the wall clocks (when both have one)
+    // line up more collective ends than the sequence numbers do.
+    auto byCollectives = [&](const Rank &k, const Rank &r, const EndIndex &index) -> std::optional<PairMatch> {
         const Collectives &a = collOf(k.id), &b = collOf(r.id);
-        const EndIndex index(a);
-        const int need = minAnchors(a, b);
-        // One host, one clock: the processes' profiler clocks differ by well under a millisecond,
-        // so the offset is what the collectives that end together at zero say, within the
-        // tolerance. A rank that ran extra collectives must not pull it a collective period away.
-        if (shareClock(k.id, r.id))
-            if (auto z = index.at(b, 0); z && z->anchors >= need)
-                return PairMatch{*z, {}};
-        // Sequence numbers name the collective exactly, unless a rank's counter ran ahead of the
-        // collectives its peers joined: then the wall clocks (when both have one) line up more
-        // collective ends than the sequence numbers do, and they win.
         if (auto e = matchBySeq(a, b)) {
             PairMatch m{*e, {}};
-            if (shareClock(k.id, r.id))
-                m.lowReason = "shares host " + hostOf(r.id) + " with rank " + std::to_string(k.id)
-                    + ", yet their collectives do not agree at one clock";
             if (auto t = index.at(b, e->offset); t && t->anchors > m.e.anchors)
                 m.e = *t;
             if (clock[k.id] && clock[r.id] && std::llabs(m.e.offset) > kInlierToleranceNs)
@@ -397,8 +386,23 @@ std::vector<RankAlignment> ClockAlignment::align(const Session &session, const s
             prior = st->offset;
         else if (clock[k.id] && clock[r.id])
             prior = 0;
-        auto m = matchByShift(a, b, index, prior);
-        if (m && shareClock(k.id, r.id))
+        return matchByShift(a, b, index, prior);
+    };
+    // One rank against one already aligned: the offset between them and how far it can be trusted.
+    auto matchPair = [&](const Rank &k, const Rank &r) -> std::optional<PairMatch> {
+        const EndIndex index(collOf(k.id));
+        auto m = byCollectives(k, r, index);
+        if (!shareClock(k.id, r.id))
+            return m;
+        // One host, one clock: the processes' profiler clocks differ by well under a millisecond,
+        // so the offset is what the collectives that end together near zero say, within the
+        // tolerance. A rank that ran extra collectives must not pull it a collective period away;
+        // only an offset that explains more than twice as many collectives (the host's clocks
+        // really disagree, or the few that met at zero did so by chance) is taken instead.
+        if (auto z = index.at(collOf(r.id), 0); z && z->anchors >= minAnchors(collOf(k.id), collOf(r.id))
+                                                 && (!m || m->e.anchors <= 2 * z->anchors))
+            return PairMatch{*z, {}};
+        if (m)
             m->lowReason = "shares host " + hostOf(r.id) + " with rank " + std::to_string(k.id)
                 + ", yet their collectives do not agree at one clock";
         return m;
