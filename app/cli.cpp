@@ -50,13 +50,15 @@ std::string diagnosticLine(const Source &s, const Diagnostic &d)
     out += ": ";
     out += d.isError() ? "error: " : "warning: ";
     out += d.message;
+    // Offsets count decompressed bytes: in a .gz/.zst file, say so, or a reader seeks the wrong place.
+    const std::string byte = s.compression == Compression::None ? "byte " : "decompressed offset ";
     if (d.line < 0 && d.offset >= 0)
-        out += " (at byte " + std::to_string(d.offset) + ")";
+        out += " (at " + byte + std::to_string(d.offset) + ")";
     out += " [" + d.code;
     if (d.count > 1) {
         out += " ×" + std::to_string(d.count) + "; also at";
         for (const Diagnostic::Example &e : d.examples)
-            out += e.line >= 0 ? " line " + std::to_string(e.line) : " byte " + std::to_string(e.offset);
+            out += e.line >= 0 ? " line " + std::to_string(e.line) : " " + byte + std::to_string(e.offset);
         if (d.count > std::int64_t(d.examples.size()) + 1)
             out += " …";
     }
@@ -681,8 +683,9 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                 text += "      " + e.text + "\n";
             const int fixFrom = consequence && story.fixFrom >= 0 ? story.fixFrom : i;
             if (fixFrom != i)
-                text += "      fix (of the cause, #" + std::to_string(number[static_cast<std::size_t>(fixFrom)])
-                    + "): " + r.findings[static_cast<std::size_t>(fixFrom)].fix + "\n";
+                text += "      fix (of #" + std::to_string(number[static_cast<std::size_t>(fixFrom)])
+                    + (fixFrom == story.relatedTo ? ", the cause" : ", behind the cause") + "): "
+                    + r.findings[static_cast<std::size_t>(fixFrom)].fix + "\n";
             else
                 text += "      fix: " + f.fix + "\n";
         }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 
 using nlohmann::json;
@@ -32,6 +33,7 @@ class TestCli : public QObject
 private Q_SLOTS:
     void inspectJsonShape();
     void unknownProcessesAreNamed();
+    void compressedOffsetsSayDecompressed();
     void exitStatus_data();
     void exitStatus();
     void assignRankOverridesContent();
@@ -231,6 +233,28 @@ void TestCli::unknownProcessesAreNamed()
     writeFile(log, "[rank0]:hostA:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n");
     const auto named = nlohmann::json::parse(rs::test::runCli({QStringLiteral("analyze"), QStringLiteral("--json"), log}).out);
     QVERIFY(named["ranks"][0]["unknown_process"].is_null());
+}
+
+// An offset inside a .gz counts decompressed bytes; the message says so (a plain file: bytes).
+void TestCli::compressedOffsetsSayDecompressed()
+{
+    QTemporaryDir dir;
+    const QString plain = dir.filePath(QStringLiteral("trace.json"));
+    writeFile(plain, rs::test::kinetoTrace(0, 400, 4));
+    // A gzip member (Debian's essential gzip) cut in half: the stream ends inside its compressed data.
+    QByteArray packed;
+    {
+        const QString gz = dir.filePath(QStringLiteral("whole.json.gz"));
+        QVERIFY(std::system(("gzip -c " + plain.toStdString() + " > " + gz.toStdString()).c_str()) == 0);
+        QFile f(gz);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        packed = f.readAll();
+    }
+    const QString cut = dir.filePath(QStringLiteral("cut.json.gz"));
+    writeFile(cut, packed.left(packed.size() / 2).toStdString());
+    const rs::test::CliResult r = rs::test::runCli({QStringLiteral("inspect"), cut});
+    QVERIFY2(r.err.find("(at decompressed offset ") != std::string::npos, r.err.c_str());
+    QVERIFY2(r.err.find("at byte") == std::string::npos, r.err.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

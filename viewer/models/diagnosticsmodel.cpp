@@ -85,6 +85,12 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
         case OffsetColumn:
             if (role == SortRole)
                 return static_cast<qlonglong>(d.offset);
+            // In a .gz/.zst file the offset counts decompressed bytes: the tooltip says so.
+            if (role == Qt::ToolTipRole && d.offset >= 0)
+                return source.compression == Compression::None ? tr("byte %1 of the file").arg(d.offset)
+                                                               : tr("decompressed offset %1 (%2 file)")
+                                                                     .arg(d.offset)
+                                                                     .arg(QString::fromLatin1(compressionName(source.compression)));
             return d.offset >= 0 ? QVariant(static_cast<qlonglong>(d.offset)) : QVariant(QString());
         case CodeColumn:
             return QString::fromStdString(d.code);
@@ -98,7 +104,9 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
             // The tooltip lists the further occurrences the importer kept, with their locations.
             QStringList lines{QString::fromStdString(d.message)};
             for (const Diagnostic::Example &e : d.examples)
-                lines << (e.line >= 0 ? tr("line %1: ").arg(e.line) : tr("byte %1: ").arg(e.offset))
+                lines << (e.line >= 0                                   ? tr("line %1: ").arg(e.line)
+                          : source.compression == Compression::None ? tr("byte %1: ").arg(e.offset)
+                                                                    : tr("decompressed offset %1: ").arg(e.offset))
                         + QString::fromStdString(e.message);
             if (d.count > qint64(d.examples.size()) + 1)
                 lines << tr("… %1 more").arg(d.count - qint64(d.examples.size()) - 1);
