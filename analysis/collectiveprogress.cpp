@@ -19,7 +19,7 @@ bool plausible(std::int64_t value, std::int64_t work)
     if (value < 0)
         return false;
     if (work >= 0)
-        return value <= work + kMaxAhead;
+        return value <= work || value - work <= kMaxAhead; // no overflow: both are non-negative
     return value < (std::int64_t(1) << 40);
 }
 

@@ -411,6 +411,10 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
             kept[at.first].text += " (and " + std::to_string(at.second) + " more like it)";
     if (kept.size() > 20)
         kept.resize(20);
+    if (!f.timeNs) // the first failure's lines carry no time: the earliest line that does
+        for (const Evidence &e : kept)
+            if (e.timeNs && (!f.timeNs || *e.timeNs < *f.timeNs))
+                f.timeNs = e.timeNs;
     f.evidence = std::move(kept);
     f.fix = fixFor(*first);
     out.push_back(std::move(f));

@@ -14,6 +14,7 @@
 #include <QTest>
 
 #include <functional>
+#include <limits>
 #include <map>
 
 using namespace rs;
@@ -232,6 +233,7 @@ private Q_SLOTS:
     void culprit_data();
     void culprit();
     void garbageIsNotProgress();
+    void oddValuesNeverCrash();
     void progressPerGroupAndSeq();
 };
 
@@ -353,6 +355,52 @@ void TestCulprit::garbageIsNotProgress()
     const CollectiveProgress q = CollectiveProgress::gather(*allTimeOut(20, 21, 19));
     QCOMPARE(q.progress(3, "0")->reached, std::int64_t(21));
     QCOMPARE(q.progress(3, "0")->completed, std::int64_t(19));
+}
+
+void TestCulprit::oddValuesNeverCrash()
+{
+    // Reports a broken importer or a hand-made session could hold: extreme SeqNums, unknown ranks,
+    // reports without a line, failures of nobody. The analysis must neither crash nor blame a
+    // rank that is no rank.
+    JobLog log;
+    log.record(0, "step 1", 0, LogKind::Other, LogLevel::Info, kT0);
+    for (RankId r : {0, 1, kNoRank, kJobLevel}) {
+        WatchdogTimeout w;
+        w.rank = r;
+        w.seq = r == 1 ? std::numeric_limits<std::int64_t>::max() : 3;
+        w.opType = r == 0 ? "" : "ALLREDUCE";
+        w.pgId = r == 1 ? 1 << 30 : -1;
+        log.logs().timeouts.push_back(w);
+        WatchdogProgress g;
+        g.rank = r;
+        g.work = std::numeric_limits<std::int64_t>::max();
+        g.lastEnqueued = std::numeric_limits<std::int64_t>::max();
+        g.lastCompleted = -7;
+        log.logs().progress.push_back(g);
+    }
+    ChildFailure c;
+    c.rank = kJobLevel;
+    c.exitCode = std::numeric_limits<std::int32_t>::min();
+    log.logs().failures.push_back(c);
+    JobEvent e;
+    e.kind = JobEventKind::OomKill;
+    log.logs().jobEvents.push_back(e);
+    NcclCall call;
+    call.rank = kNoRank;
+    log.logs().calls.push_back(call);
+    std::vector<SourceBuilder> src;
+    src.push_back(log.take());
+    src.push_back(dump(2, 3, 1, {0, 1, 2, -5}, [](FlightRecord &f) {
+        f.collectiveSeq = f.index == 2 ? -1 : f.collectiveSeq;
+        f.inputSizes = {{}, {-1}};
+    }));
+    const SessionPtr s = freeze(std::move(src));
+    const AnalysisResult r = Analyzer::run(*s);
+    for (const Finding &f : r.findings)
+        for (RankId k : f.ranks)
+            QVERIFY2(k >= 0, f.title.c_str());
+    QVERIFY(!findingsOf(r, "collective-desync").empty());
+    QVERIFY(!findingsOf(r, "rank-failure").empty()); // the host's OOM killer ended the job
 }
 
 void TestCulprit::progressPerGroupAndSeq()
