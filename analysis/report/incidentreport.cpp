@@ -169,7 +169,8 @@ void findings(std::string &md, const AnalysisResult &r, const IncidentSummary &s
         const int fixFrom = role.role == StoryRole::Consequence && role.fixFrom >= 0 ? role.fixFrom : index;
         const Finding &fixer = r.findings[static_cast<std::size_t>(fixFrom)];
         if (fixFrom != index && !fixer.fix.empty())
-            md += "**Fix (of finding " + numberOf(fixFrom) + ", the cause):** " + IncidentReport::escape(fixer.fix) + "\n\n";
+            md += "**Fix (of finding " + numberOf(fixFrom) + (fixFrom == role.relatedTo ? ", the cause" : ", behind the cause")
+                + "):** " + IncidentReport::escape(fixer.fix) + "\n\n";
         else if (!f->fix.empty())
             md += "**Fix:** " + IncidentReport::escape(f->fix) + "\n\n";
     }

@@ -190,7 +190,7 @@ void TestIncidentReport::storyOpensTheReport()
     // The straggler followed the OOM (finding 1); the fragmentation behind the OOM (finding 2) is the fix.
     QVERIFY2(md.find("- Consequence of: finding 1\n") != std::string::npos, md.c_str());
     QVERIFY2(md.find("- Led to: finding 1\n") != std::string::npos, md.c_str());
-    QVERIFY2(md.find("**Fix (of finding 2, the cause):** Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True") != std::string::npos,
+    QVERIFY2(md.find("**Fix (of finding 2, behind the cause):** Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True") != std::string::npos,
              md.c_str());
     QVERIFY(md.find("Inspect the host of rank 0") == std::string::npos);
     // A finding that stands alone keeps its own fix and no story line.

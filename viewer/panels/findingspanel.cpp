@@ -490,7 +490,9 @@ void FindingsPanel::renderDetails()
     const int fixFrom = story.role == StoryRole::Consequence && story.fixFrom >= 0 ? story.fixFrom : m_current;
     const Finding *fixer = findingAt(fixFrom);
     if (fixer && !fixer->fix.empty()) {
-        const QString heading = fixFrom == m_current ? tr("Fix") : tr("Fix (of #%1, the cause)").arg(m_model->numberOf(fixFrom));
+        const QString heading = fixFrom == m_current      ? tr("Fix")
+            : fixFrom == story.relatedTo                   ? tr("Fix (of #%1, the cause)").arg(m_model->numberOf(fixFrom))
+                                                           : tr("Fix (of #%1, behind the cause)").arg(m_model->numberOf(fixFrom));
         out += QStringLiteral("<h4>%1 <a href='copyfix:%2' style='font-weight:normal'>(%3)</a></h4>").arg(heading).arg(fixFrom).arg(tr("copy"));
         out += QStringLiteral("<table class='fix' width='100%' cellpadding='6'><tr><td>%1</td></tr></table>").arg(html(fixer->fix));
     }
