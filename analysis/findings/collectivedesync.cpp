@@ -251,8 +251,13 @@ void CollectiveDesyncRule::evaluate(const RuleContext &ctx, std::vector<Finding>
             f.title = capital(rankList(mismatch->odd)) + (mismatch->majority.empty() ? " disagree at SeqNum " + std::to_string(mismatch->seq) + ": " + mismatch->oddRan
                                                                                       : " ran " + mismatch->oddRan + " at SeqNum " + std::to_string(mismatch->seq)
                                                                                           + " where " + rankList(mismatch->majority) + " ran " + mismatch->majorityRan);
-            if (!waiters.empty())
-                f.title += "; " + waiters;
+            // The odd ranks wait too, in the op nobody else runs; the title names the others.
+            std::vector<RankId> others;
+            for (RankId r : h.waiting)
+                if (!has(mismatch->odd, r))
+                    others.push_back(r);
+            if (!others.empty())
+                f.title += "; " + rankList(others) + " timed out waiting";
             f.evidence = mismatchEvidence;
             f.fix = "The ranks called different collectives at the same point: a rank-dependent branch, a different "
                     "config or data shape on " + rankList(mismatch->odd) + ". Make every rank call the same collectives in the "
