@@ -1,5 +1,7 @@
 #include "kinetotracebuilder.h"
 
+#include "plausible.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -70,7 +72,7 @@ bool KinetoTraceBuilder::readTime(const JsonRaw &v, TimeNs &out)
 {
     const auto ns = v.present() ? JsonRaw::microsToNs(v.text) : std::nullopt;
     if (!ns || *ns < -kMaxTime || *ns > kMaxTime) {
-        ++m_badTimes;
+        m_badTimes.add(m_eventOffset);
         return false;
     }
     out = *ns;
@@ -220,11 +222,12 @@ void KinetoTraceBuilder::noteTime(TimeNs begin, TimeNs end)
 
 void KinetoTraceBuilder::addEvent(const JsonEvent &ev)
 {
+    m_eventOffset = ev.offset;
     if (ev.ph.text.size() != 1) {
         if (ev.ph.text.empty())
-            ++m_noPhase;
+            m_noPhase.add(ev.offset);
         else
-            ++m_ignored;
+            m_ignored.add(ev.offset);
         return;
     }
     switch (ev.ph.text[0]) {
@@ -239,7 +242,7 @@ void KinetoTraceBuilder::addEvent(const JsonEvent &ev)
     case 'f':
     case 't': break; // flow arrows link events; they are not events themselves
     default:
-        ++m_ignored;
+        m_ignored.add(ev.offset);
         if (m_ignoredPhases.find(ev.ph.text[0]) == std::string::npos && m_ignoredPhases.size() < 16)
             m_ignoredPhases.push_back(ev.ph.text[0]);
         break;
@@ -284,7 +287,7 @@ void KinetoTraceBuilder::addEnd(const JsonEvent &ev)
     // Keyed by (pid, tid), not by track: an E often lacks the category that chose the B's track.
     const auto it = m_open.find(keyOf(ev));
     if (it == m_open.end() || it->second.empty()) {
-        ++m_strayEnds;
+        m_strayEnds.add(m_eventOffset);
         return;
     }
     const OpenSpan open = it->second.back();
@@ -405,10 +408,20 @@ void KinetoTraceBuilder::addMemorySample(const JsonEvent &ev, TimeNs t)
             m_runningSum = true;
         }
     }
-    if (allocated && std::isfinite(*allocated))
-        m_out.addCounterSample(memoryTrack(TrackKind::MemoryAllocated, device), t, *allocated);
-    if (const auto reserved = reservedArg ? reservedArg->toDouble() : std::nullopt; reserved && std::isfinite(*reserved))
-        m_out.addCounterSample(memoryTrack(TrackKind::MemoryReserved, device), t, *reserved);
+    // One absurd total (1e300, negative) would set the memory scale of every rank: not used.
+    if (allocated && std::isfinite(*allocated)) {
+        // A running sum of "Bytes" is a change since the trace began: it may be negative.
+        if (allocatedArg ? plausible::bytes(*allocated) : std::fabs(*allocated) < double(plausible::kMaxBytes))
+            m_out.addCounterSample(memoryTrack(TrackKind::MemoryAllocated, device), t, *allocated);
+        else
+            m_badMemory.add(ev.offset);
+    }
+    if (const auto reserved = reservedArg ? reservedArg->toDouble() : std::nullopt; reserved && std::isfinite(*reserved)) {
+        if (plausible::bytes(*reserved))
+            m_out.addCounterSample(memoryTrack(TrackKind::MemoryReserved, device), t, *reserved);
+        else
+            m_badMemory.add(ev.offset);
+    }
 }
 
 void KinetoTraceBuilder::addCounter(const JsonEvent &ev)
@@ -472,14 +485,24 @@ void KinetoTraceBuilder::nameTracks()
 void KinetoTraceBuilder::reportProblems()
 {
     const auto n = [](std::int64_t v) { return std::to_string(v); };
-    if (m_badTimes > 0)
-        m_out.warning("event-bad-time", n(m_badTimes) + " events have no readable ts/dur and were skipped");
-    if (m_noPhase > 0)
-        m_out.warning("event-no-phase", n(m_noPhase) + " events have no \"ph\" and were skipped");
-    if (m_ignored > 0)
-        m_out.warning("event-phase-ignored", n(m_ignored) + " events of phases RankScope does not show (" + m_ignoredPhases + ") were skipped");
-    if (m_strayEnds > 0)
-        m_out.warning("event-stray-end", n(m_strayEnds) + " 'E' events have no open 'B' on their thread and were ignored");
+    if (m_badTimes.count > 0)
+        m_out.warning("event-bad-time",
+                      n(m_badTimes.count) + " events have no readable ts/dur (or one past 2065) and were skipped; the first",
+                      -1, m_badTimes.firstOffset);
+    if (m_noPhase.count > 0)
+        m_out.warning("event-no-phase", n(m_noPhase.count) + " events have no \"ph\" and were skipped; the first", -1,
+                      m_noPhase.firstOffset);
+    if (m_ignored.count > 0)
+        m_out.warning("event-phase-ignored",
+                      n(m_ignored.count) + " events of phases RankScope does not show (" + m_ignoredPhases + ") were skipped; the first",
+                      -1, m_ignored.firstOffset);
+    if (m_strayEnds.count > 0)
+        m_out.warning("event-stray-end", n(m_strayEnds.count) + " 'E' events have no open 'B' on their thread and were ignored; the first",
+                      -1, m_strayEnds.firstOffset);
+    if (m_badMemory.count > 0)
+        m_out.warning("memory-value-implausible",
+                      n(m_badMemory.count) + " [memory] totals past 1 PiB or negative were not used; the first", -1,
+                      m_badMemory.firstOffset);
     if (m_unmatched > 0)
         m_out.warning("event-unclosed-begin", n(m_unmatched) + " 'B' events have no matching 'E'; they were closed at the end of the trace");
     if (m_runningSum)

@@ -104,12 +104,24 @@ private:
     TimeNs m_lastTime = 0;
     std::optional<RankId> m_commsRank;      // "Rank" of a default_pg record_param_comms
     std::int32_t m_commsGroupSize = 0;
-    // Problems that can repeat per event are counted and reported once, in finish().
-    std::int64_t m_badTimes = 0;
-    std::int64_t m_noPhase = 0;
-    std::int64_t m_strayEnds = 0;
+    // Problems that can repeat per event are counted and reported once, in finish(), at the offset
+    // of their first occurrence.
+    struct Tally {
+        std::int64_t count = 0;
+        std::int64_t firstOffset = -1;
+        void add(std::int64_t offset)
+        {
+            if (count++ == 0)
+                firstOffset = offset;
+        }
+    };
+    std::int64_t m_eventOffset = -1; // of the event being added
+    Tally m_badTimes;
+    Tally m_noPhase;
+    Tally m_strayEnds;
+    Tally m_ignored;
+    Tally m_badMemory;
     std::int64_t m_unmatched = 0;
-    std::int64_t m_ignored = 0;
     std::string m_ignoredPhases;
     bool m_runningSum = false;
 };

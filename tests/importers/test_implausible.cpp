@@ -6,6 +6,8 @@
 
 #include <QTest>
 
+#include <map>
+
 using namespace rs;
 
 namespace {
@@ -37,6 +39,7 @@ private Q_SLOTS:
     void values();
     void distributedInfo_data();
     void distributedInfo();
+    void traceValuesAndLocations();
 };
 
 void TestImplausible::values_data()
@@ -123,6 +126,30 @@ void TestImplausible::distributedInfo()
     for (const Diagnostic &d : b.source().diagnostics)
         found = found || d.code == warning.toStdString();
     QVERIFY2(found, qPrintable(warning));
+}
+
+void TestImplausible::traceValuesAndLocations()
+{
+    // A [memory] total of 1e300 B and one of 2^60 would set every rank's memory scale; a year-9999
+    // ts would stretch the window: none is used, and each warning points at its first event.
+    const std::string head = R"({"schemaVersion": 1, "traceEvents": [)";
+    const std::string good = R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1700000000000000, "args": {"Device Type": 1, "Device Id": 0, "Total Allocated": 1073741824, "Total Reserved": 2147483648, "Bytes": 1024}})";
+    const std::string huge = R"({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1700000000000001, "args": {"Device Type": 1, "Device Id": 0, "Total Allocated": 1e300, "Total Reserved": 1152921504606846976, "Bytes": 1024}})";
+    const std::string future = R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 253402300799000000, "dur": 5})";
+    const std::string op = R"({"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1700000000000002, "dur": 5})";
+    const std::string trace = head + good + ", " + huge + ", " + future + ", " + op + "]}";
+    const SourceBuilder b = import(trace, "trace.json");
+    QCOMPARE(maxCounter(b, TrackKind::MemoryAllocated), 1073741824.0);
+    QCOMPARE(maxCounter(b, TrackKind::MemoryReserved), 2147483648.0);
+    QVERIFY(plausible::epochNs(b.source().timeRange.end - 1));
+    const auto offsetOf = [&](const std::string &event) { return std::int64_t(trace.find(event)); };
+    std::map<std::string, std::int64_t> located;
+    for (const Diagnostic &d : b.source().diagnostics)
+        located[d.code] = d.offset;
+    QCOMPARE(located.count("memory-value-implausible"), std::size_t(1));
+    QCOMPARE(located["memory-value-implausible"], offsetOf(huge));
+    QCOMPARE(located.count("event-bad-time"), std::size_t(1));
+    QCOMPARE(located["event-bad-time"], offsetOf(future));
 }
 
 QTEST_GUILESS_MAIN(TestImplausible)
