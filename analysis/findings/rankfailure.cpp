@@ -383,6 +383,12 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
         std::stable_partition(f.evidence.begin(), f.evidence.end(),
                               [&](const Evidence &e) { return e.line == first->exception->line && e.text.find(first->exception->text) != std::string::npos; });
     f.timeNs = first->time;
+    // An out-of-memory exception happened when the OOM did: the profiler or the allocator may have
+    // timed it where the untimed traceback could not.
+    if (first->exception && (first->exception->flags & LogFlagOom))
+        for (const OomInfo &o : ctx.ooms)
+            if (o.rank == first->rank && o.alignedTime != kNoTime && (!f.timeNs || o.alignedTime < *f.timeNs))
+                f.timeNs = o.alignedTime;
     // The failures that followed are consequences: evidence, not culprits.
     for (Failure *c : candidates)
         if (c != first)
