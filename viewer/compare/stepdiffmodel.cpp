@@ -44,13 +44,17 @@ QVariant StepDiffModel::data(const QModelIndex &index, int role) const
     const int col = index.column();
     // A cut-off step has a length but no pace: no change is computed against it.
     const bool cut = r.incompleteA || r.incompleteB;
-    const auto delta = cut ? std::nullopt : r.delta();
+    std::optional<TimeNs> delta;
+    if (!cut)
+        delta = r.delta();
     const auto duration = [](const std::optional<TimeNs> &d, bool incomplete) {
         if (!d)
             return QStringLiteral("\u2014");
         return incomplete ? tr("%1 (cut off)").arg(TimeFormat::duration(*d)) : TimeFormat::duration(*d);
     };
-    const std::optional<double> ratio = delta && r.a && *r.a > 0 ? std::optional<double>(double(*delta) / double(*r.a)) : std::nullopt;
+    std::optional<double> ratio;
+    if (delta && r.a && *r.a > 0)
+        ratio = double(*delta) / double(*r.a);
     switch (role) {
     case Qt::DisplayRole:
         switch (col) {
