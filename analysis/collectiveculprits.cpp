@@ -1,5 +1,7 @@
 #include "collectiveculprits.h"
 
+#include "rankset.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -8,16 +10,8 @@ namespace rs {
 
 namespace {
 
-bool has(const std::vector<RankId> &v, RankId r)
-{
-    return std::find(v.begin(), v.end(), r) != v.end();
-}
-
-void addUnique(std::vector<RankId> &v, RankId r)
-{
-    if (!has(v, r))
-        v.insert(std::upper_bound(v.begin(), v.end(), r), r);
-}
+using rankset::addUnique;
+using rankset::has;
 
 std::string rankWords(const std::vector<RankId> &ranks)
 {

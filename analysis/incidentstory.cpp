@@ -1,5 +1,7 @@
 #include "incidentstory.h"
 
+#include "rankset.h"
+
 #include "storyrelations.h"
 #include "storywriter.h"
 
@@ -14,13 +16,7 @@ constexpr TimeNs kNever = std::numeric_limits<TimeNs>::max();
 
 std::vector<RankId> realRanks(const std::vector<RankId> &ranks)
 {
-    std::vector<RankId> out;
-    for (RankId r : ranks)
-        if (r >= 0)
-            out.push_back(r);
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    return rankset::real(ranks);
 }
 
 // The inputs of the story: the result, the session when there is one, and the links found.

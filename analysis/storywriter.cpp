@@ -1,5 +1,7 @@
 #include "storywriter.h"
 
+#include "rankset.h"
+
 #include "findings/rulecontext.h"
 
 #include <algorithm>
@@ -12,13 +14,7 @@ namespace {
 
 std::vector<RankId> realRanks(const std::vector<RankId> &ranks)
 {
-    std::vector<RankId> out;
-    for (RankId r : ranks)
-        if (r >= 0)
-            out.push_back(r);
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    return rankset::real(ranks);
 }
 
 std::string capitalised(std::string s)

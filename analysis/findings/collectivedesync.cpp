@@ -7,6 +7,8 @@
 
 #include "rules.h"
 
+#include "rankset.h"
+
 #include "collectiveculprits.h"
 
 #include <algorithm>
@@ -18,16 +20,8 @@ namespace rs::rules {
 
 namespace {
 
-bool has(const std::vector<RankId> &v, RankId r)
-{
-    return std::find(v.begin(), v.end(), r) != v.end();
-}
-
-void addUnique(std::vector<RankId> &v, RankId r)
-{
-    if (!has(v, r))
-        v.insert(std::upper_bound(v.begin(), v.end(), r), r);
-}
+using rankset::addUnique;
+using rankset::has;
 
 std::string plural(const std::vector<RankId> &v, const char *one, const char *many)
 {
