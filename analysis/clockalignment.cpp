@@ -25,6 +25,19 @@ Signature signatureOf(const Collective &c)
     return {c.op, c.processGroup, c.inNelems};
 }
 
+// The offset the differences `d` (non-empty) agree on: their median, with the median error left.
+Estimate estimate(const std::vector<TimeNs> &d)
+{
+    Estimate e;
+    e.offset = upperMedian(d);
+    std::vector<TimeNs> err;
+    for (TimeNs x : d)
+        err.push_back(std::llabs(x - e.offset));
+    e.residual = upperMedian(err);
+    e.anchors = int(d.size());
+    return e;
+}
+
 // The largest group of differences that agree within the tolerance (the densest window of the
 // sorted values, not the window around the overall median: when most pairs are noise, as with
 // point-to-point ops between other peers, the median can sit outside the true cluster).
@@ -43,15 +56,7 @@ std::optional<Estimate> consensus(std::vector<TimeNs> d)
             bestEnd = j;
         }
     }
-    const std::vector<TimeNs> inliers(d.begin() + std::ptrdiff_t(bestBegin), d.begin() + std::ptrdiff_t(bestEnd));
-    Estimate e;
-    e.offset = upperMedian(inliers);
-    std::vector<TimeNs> err;
-    for (TimeNs x : inliers)
-        err.push_back(std::llabs(x - e.offset));
-    e.residual = upperMedian(err);
-    e.anchors = int(inliers.size());
-    return e;
+    return estimate(std::vector<TimeNs>(d.begin() + std::ptrdiff_t(bestBegin), d.begin() + std::ptrdiff_t(bestEnd)));
 }
 
 constexpr std::size_t kMaxCandidates = 64;
@@ -103,14 +108,7 @@ public:
         }
         if (d.empty())
             return std::nullopt;
-        Estimate e;
-        e.offset = upperMedian(d);
-        std::vector<TimeNs> err;
-        for (TimeNs x : d)
-            err.push_back(std::llabs(x - e.offset));
-        e.residual = upperMedian(err);
-        e.anchors = int(d.size());
-        return e;
+        return estimate(d);
     }
 
 private:
@@ -250,14 +248,7 @@ std::optional<Estimate> matchSteps(const Rank &ref, const Rank &other)
                 d.push_back(a.range.end - b.range.end);
     if (d.empty())
         return std::nullopt;
-    Estimate e;
-    e.offset = upperMedian(d);
-    std::vector<TimeNs> err;
-    for (TimeNs x : d)
-        err.push_back(std::llabs(x - e.offset));
-    e.residual = upperMedian(err);
-    e.anchors = int(d.size());
-    return e;
+    return estimate(d);
 }
 
 bool rankHasClock(const Session &s, const Rank &r)
