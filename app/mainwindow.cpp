@@ -348,6 +348,7 @@ void MainWindow::createDocks()
 void MainWindow::createStatusBar()
 {
     m_statusText = new QLabel;
+    m_statusText->setObjectName(QStringLiteral("statusText"));
     m_progress = new QProgressBar;
     m_progress->setMaximumWidth(260);
     m_progress->setTextVisible(false);
@@ -524,7 +525,9 @@ void MainWindow::setAnalysis(AnalysisPtr analysis)
                                      : tr("%1 %2").arg(parts.join(QStringLiteral(", ")),
                                                        m_analysis->findings.size() == 1 ? tr("finding") : tr("findings"));
     if (!m_analysis->findings.empty()) {
-        const QString top = QString::fromStdString(m_analysis->findings.front().title);
+        // The story's first sentence names the culprit and what happened; the top finding otherwise.
+        const QString top = QString::fromStdString(m_analysis->summary.headline.empty() ? m_analysis->findings.front().title
+                                                                                         : m_analysis->summary.firstSentence());
         status += QStringLiteral(" — ") + m_statusText->fontMetrics().elidedText(top, Qt::ElideRight, 520);
     }
     m_statusText->setText(m_sessionStatus.isEmpty() ? status : status + QStringLiteral("  ·  ") + m_sessionStatus);

@@ -307,6 +307,29 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
             if (r.line == e.line && (r.flags & LogFlagLauncher))
                 src = r.source;
         f.note(ev, src, e.line);
+        // A time limit says nothing of why the job was slow: the pace of its steps does.
+        if (e.kind == JobEventKind::Cancelled && e.time != kNoTime && (contains(e.reason, "TIME") || contains(e.reason, "walltime"))) {
+            const Rank *most = nullptr;
+            for (const Rank &r : ctx.session.ranks())
+                if (!r.steps.empty() && (!most || r.steps.size() > most->steps.size()))
+                    most = &r;
+            std::vector<TimeNs> durations;
+            TimeNs lastEnd = kNoTime;
+            if (most)
+                for (const Step &st : most->steps)
+                    if (!st.incomplete) {
+                        durations.push_back(st.range.duration());
+                        lastEnd = std::max(lastEnd, ctx.aligned(most->id, st.range.end));
+                    }
+            if (!durations.empty() && lastEnd != kNoTime && lastEnd <= e.time) {
+                std::nth_element(durations.begin(), durations.begin() + std::ptrdiff_t(durations.size() / 2), durations.end());
+                f.evidence.push_back(ctx.derived(most->id,
+                                                 std::to_string(durations.size()) + " step(s) completed before the cancel, "
+                                                     + formatDuration(durations[durations.size() / 2]) + " each (median); the last ended "
+                                                     + formatDuration(e.time - lastEnd) + " before it",
+                                                 lastEnd));
+            }
+        }
         jobEvents.push_back(std::move(f));
     }
 

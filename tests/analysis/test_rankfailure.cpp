@@ -130,6 +130,7 @@ class TestRankFailure : public QObject
 private Q_SLOTS:
     void failure_data();
     void failure();
+    void timeLimitTellsThePace();
 };
 
 void TestRankFailure::failure_data()
@@ -201,6 +202,22 @@ void TestRankFailure::failure()
     for (const Evidence &e : f.evidence)
         QVERIFY(!e.text.empty());
     QVERIFY2(f.timeNs.has_value(), "evidence with a time gives the finding one");
+}
+
+// SOURCES.md: 4 iterations (150.9, 123.9, 124.4 and 122.2 s) from 21:42:48, cancelled at 21:52:36.
+void TestRankFailure::timeLimitTellsThePace()
+{
+    const SessionPtr s = scenarios().at("slurm time limit")();
+    if (!s)
+        QSKIP("input not present");
+    const AnalysisResult r = Analyzer::run(*s);
+    const auto found = findingsOf(r, "rank-failure");
+    QCOMPARE(found.size(), std::size_t(1));
+    bool pace = false;
+    for (const Evidence &e : found.front()->evidence)
+        pace = pace || (qs(e.text).contains(QLatin1String("4 step(s) completed before the cancel, 124.36 s each (median)"))
+                        && qs(e.text).contains(QLatin1String("the last ended 66.63 s before it")));
+    QVERIFY2(pace, describe(r).c_str());
 }
 
 QTEST_GUILESS_MAIN(TestRankFailure)

@@ -92,6 +92,10 @@ private Q_SLOTS:
         QCOMPARE(tabs->count(), 2);
         QCOMPARE(tabs->indexOf(w.compareView()), 1);
         QVERIFY(w.compareView()->referenceRank() != rs::kNoRank);
+        // The status bar leads with the story's first sentence (the culprit), not a contributing finding.
+        auto *status = w.findChild<QLabel *>(QStringLiteral("statusText"));
+        QVERIFY(status);
+        QVERIFY2(status->text().contains(QLatin1String("Rank 2 ran out of GPU memory")), qPrintable(status->text()));
     }
 
     // Both tabs render for the demo; with RANKSCOPE_SCREENSHOTS=DIR the pictures are kept to look at.
