@@ -272,10 +272,11 @@ std::set<RankId> StepProgress::finish(SourceBuilder &out, const std::set<RankId>
                 st.track = track;
                 st.fromLog = true;
                 out.addStep(st);
-                ++out.source().counts.steps;
             }
             given.insert(owner);
         }
+        // The steps the file printed, once: a job-wide copy per rank is not another step.
+        out.source().counts.steps += static_cast<std::int64_t>(placed.size());
         if (printer == kJobLevel)
             given.insert(kNoRank); // the unprefixed lines' steps are taken whoever owns them
 
