@@ -4,6 +4,7 @@
 // real importer would write (ProfilerStep spans with SpanFlagStep and a Step record, collectives
 // with their c10d metadata, counters on device tracks), so the analysis sees nothing test-only.
 
+#include <QDebug>
 #include "analyzer.h"
 #include "sessionbuilder.h"
 
@@ -227,6 +228,20 @@ inline std::vector<const Finding *> findingsOf(const AnalysisResult &r, std::str
 }
 
 /// Every finding as "id/severity/ranks", for failure messages.
+/// Prints every finding with its evidence and fix (qInfo): what a failing row of a rule test shows.
+inline void logFindings(const AnalysisResult &r)
+{
+    for (const Finding &x : r.findings) {
+        std::string rankText;
+        for (RankId k : x.ranks)
+            rankText += std::to_string(k) + " ";
+        qInfo("  [%s] %s [%s]: %s", severityName(x.severity), x.id.c_str(), rankText.c_str(), x.title.c_str());
+        for (const Evidence &e : x.evidence)
+            qInfo("      r%d %s", e.rank, e.text.c_str());
+        qInfo("      fix: %s", x.fix.c_str());
+    }
+}
+
 inline std::string describe(const AnalysisResult &r)
 {
     std::string s;

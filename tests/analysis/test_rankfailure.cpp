@@ -177,15 +177,7 @@ void TestRankFailure::failure()
     if (!s)
         QSKIP("input not present");
     const AnalysisResult r = Analyzer::run(*s);
-    for (const Finding &x : r.findings) {
-        std::string rankText;
-        for (RankId k : x.ranks)
-            rankText += std::to_string(k) + " ";
-        qInfo("  [%s] %s [%s]: %s", severityName(x.severity), x.id.c_str(), rankText.c_str(), x.title.c_str());
-        for (const Evidence &e : x.evidence)
-            qInfo("      r%d %s", e.rank, e.text.c_str());
-        qInfo("      fix: %s", x.fix.c_str());
-    }
+    logFindings(r);
     const auto found = findingsOf(r, "rank-failure");
     if (severity < 0) {
         QVERIFY2(found.empty(), describe(r).c_str());

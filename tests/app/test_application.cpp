@@ -62,6 +62,19 @@ bool copyTree(const QString &from, const QString &to)
     return true;
 }
 
+// A copy of the demo at `incident`, opened and saved as the session file `docPath`.
+bool savedDemoIncident(const QString &incident, const QString &docPath)
+{
+    if (!copyTree(kDemo, incident))
+        return false;
+    Application app(utc());
+    if (!openAndWait(app, {incident}))
+        return false;
+    QSignalSpy done(&app.sessionFiles(), &rs::SessionFileController::saved);
+    app.window().saveSessionTo(docPath);
+    return done.wait(60000);
+}
+
 } // namespace
 
 class TestApplication : public QObject
@@ -301,15 +314,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const QString incident = dir.filePath(QStringLiteral("incident"));
-        QVERIFY(copyTree(kDemo, incident));
         const QString docPath = incident + QStringLiteral("/incident.rankscope");
-        {
-            Application app(utc());
-            QVERIFY(openAndWait(app, {incident}));
-            QSignalSpy done(&app.sessionFiles(), &rs::SessionFileController::saved);
-            app.window().saveSessionTo(docPath);
-            QVERIFY(done.wait(60000));
-        }
+        QVERIFY(savedDemoIncident(incident, docPath));
         {
             QFile log(incident + QStringLiteral("/torchrun.log"));
             QVERIFY(log.open(QIODevice::Append));
@@ -339,15 +345,8 @@ private Q_SLOTS:
         QFETCH(bool, open);
         QTemporaryDir dir;
         const QString incident = dir.filePath(QStringLiteral("incident"));
-        QVERIFY(copyTree(kDemo, incident));
         const QString docPath = incident + QStringLiteral("/incident.rankscope");
-        {
-            Application app(utc());
-            QVERIFY(openAndWait(app, {incident}));
-            QSignalSpy done(&app.sessionFiles(), &rs::SessionFileController::saved);
-            app.window().saveSessionTo(docPath);
-            QVERIFY(done.wait(60000));
-        }
+        QVERIFY(savedDemoIncident(incident, docPath));
         // The log now lives beside the folder: its saved absolute path leads outside.
         const QString outside = dir.filePath(QStringLiteral("torchrun.log"));
         QVERIFY(QFile::rename(incident + QStringLiteral("/torchrun.log"), outside));

@@ -4,6 +4,7 @@
 // over several lines is read whole.
 
 #include "importerregistry.h"
+#include "logparsetest.h"
 #include "nccllog/logline.h"
 #include "nccllog/logparser.h"
 #include "nccllog/stepprogress.h"
@@ -25,17 +26,7 @@ constexpr double GiB = 1024.0 * MiB;
 
 SourceBuilder parse(const std::string &text)
 {
-    SourceBuilder b("train.log");
-    ImportContext ctx;
-    ctx.timeZone = "UTC";
-    LogParser parser(b, ctx);
-    std::istringstream in(text);
-    std::string line;
-    std::int64_t n = 0;
-    while (std::getline(in, line))
-        parser.feed(line, ++n);
-    parser.finish();
-    return b;
+    return test::parseLogText(text, "train.log");
 }
 
 TimeNs utc(const char *iso)

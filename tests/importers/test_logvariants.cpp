@@ -4,6 +4,7 @@
 // processes that never name their rank, and per-step memory lines of training logs.
 
 #include "importerregistry.h"
+#include "logparsetest.h"
 #include "nccllog/logparser.h"
 #include "nccllog/stepmemory.h"
 #include "sessionbuilder.h"
@@ -28,17 +29,7 @@ constexpr double GiB = 1024.0 * MiB;
 // Feeds `text` to a LogParser directly: the grammar under test, without sniffing.
 SourceBuilder parse(const std::string &text, const std::string &name = "job.log")
 {
-    SourceBuilder b(name);
-    ImportContext ctx;
-    ctx.timeZone = "UTC";
-    LogParser parser(b, ctx);
-    std::istringstream in(text);
-    std::string line;
-    std::int64_t n = 0;
-    while (std::getline(in, line))
-        parser.feed(line, ++n);
-    parser.finish();
-    return b;
+    return test::parseLogText(text, name);
 }
 
 SourceBuilder importFile(const QString &path)
