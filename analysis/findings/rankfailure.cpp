@@ -24,7 +24,9 @@ std::string signalName(const ChildFailure &c)
 {
     if (!c.signal.empty())
         return c.signal;
-    switch (-c.exitCode) {
+    // 64-bit: a garbled exit code of INT_MIN must not overflow when negated.
+    const std::int64_t sig = -std::int64_t(c.exitCode);
+    switch (sig) {
     case 1: return "SIGHUP";
     case 2: return "SIGINT";
     case 4: return "SIGILL";
@@ -34,7 +36,7 @@ std::string signalName(const ChildFailure &c)
     case 9: return "SIGKILL";
     case 11: return "SIGSEGV";
     case 15: return "SIGTERM";
-    default: return c.exitCode < 0 ? "signal " + std::to_string(-c.exitCode) : std::string();
+    default: return c.exitCode < 0 ? "signal " + std::to_string(sig) : std::string();
     }
 }
 

@@ -93,9 +93,12 @@ ChildFailure failure(std::string launcher)
     return f;
 }
 
-void setSignal(ChildFailure &f, int sig)
+void setSignal(ChildFailure &f, std::int64_t sig)
 {
-    f.exitCode = -sig;
+    // Signals are small positive numbers; a garbled one must not overflow the exit code.
+    if (sig <= 0 || sig > 255)
+        return;
+    f.exitCode = -static_cast<std::int32_t>(sig);
     f.signal = signalName(sig);
 }
 
@@ -110,7 +113,7 @@ std::optional<LauncherLine> mpiLine(const std::string &s)
     if (std::regex_search(s, m, kDied)) {
         f.host = m[1].str();
         f.rank = static_cast<RankId>(toInt(m[2].str()));
-        setSignal(f, static_cast<int>(toInt(m[3].str())));
+        setSignal(f, toInt(m[3].str()));
         f.coreDumped = m[4].matched;
     } else if (std::regex_search(s, m, kExited)) {
         f.host = m[1].str();
@@ -120,7 +123,7 @@ std::optional<LauncherLine> mpiLine(const std::string &s)
         f.rank = static_cast<RankId>(toInt(m[1].str()));
         f.pid = toInt(m[2].str());
         f.host = m[3].str();
-        setSignal(f, static_cast<int>(toInt(m[4].str())));
+        setSignal(f, toInt(m[4].str()));
     } else {
         return std::nullopt;
     }
@@ -214,7 +217,7 @@ std::optional<LauncherLine> pythonLauncherLine(const std::string &s)
         const int code = static_cast<int>(toInt(m[2].str()));
         f.exitCode = code;
         if (code < 0)
-            f.signal = signalName(-code);
+            f.signal = signalName(-std::int64_t(code));
         const std::string cmd = m[1].str();
         std::smatch l;
         if (std::regex_search(cmd, l, kLocalArg))
@@ -226,7 +229,7 @@ std::optional<LauncherLine> pythonLauncherLine(const std::string &s)
         f.rank = kJobLevel;
         f.exitCode = static_cast<std::int32_t>(toInt(m[1].str()));
         if (f.exitCode < 0)
-            f.signal = signalName(-f.exitCode);
+            f.signal = signalName(-std::int64_t(f.exitCode));
         f.localRank = static_cast<std::int32_t>(toInt(m[2].str()));
         f.pid = toInt(m[3].str());
         out.failures.push_back(std::move(f));
@@ -244,7 +247,7 @@ std::optional<LauncherLine> pythonLauncherLine(const std::string &s)
         e.kind = JobEventKind::LauncherSignalled;
         e.launcher = "torchrun";
         e.pid = toInt(m[1].str());
-        e.signal = signalName(static_cast<int>(toInt(m[2].str())));
+        e.signal = signalName(toInt(m[2].str()));
     } else {
         return std::nullopt;
     }
@@ -381,14 +384,14 @@ std::optional<LauncherLine> launcher(std::string_view text, const std::string &z
     return std::nullopt;
 }
 
-std::string signalName(int number)
+std::string signalName(std::int64_t number)
 {
     static const char *const kNames[] = {"",        "SIGHUP",  "SIGINT",  "SIGQUIT", "SIGILL",  "SIGTRAP",
                                          "SIGABRT", "SIGBUS",  "SIGFPE",  "SIGKILL", "SIGUSR1", "SIGSEGV",
                                          "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM"};
-    if (number <= 0 || number >= int(std::size(kNames)))
+    if (number <= 0 || number >= std::int64_t(std::size(kNames)))
         return {};
-    return kNames[number];
+    return kNames[std::size_t(number)];
 }
 
 int signalNumber(std::string_view name)

@@ -68,7 +68,7 @@ struct LauncherLine {
 std::optional<LauncherLine> launcher(std::string_view text, const std::string &zone);
 
 /// "SIGABRT" for 6 ("" when unknown); and the number of a signal name, 0 when unknown.
-std::string signalName(int number);
+std::string signalName(std::int64_t number);
 int signalNumber(std::string_view name);
 
 /// A statement of the world size: Megatron's `using world size: 64`, an args dump

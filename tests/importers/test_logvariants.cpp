@@ -106,6 +106,8 @@ void TestLogVariants::launcherFailures_data()
     QTest::newRow("mpiexec died") << "x3006c0s1b1n0.hsn.cm.polaris.alcf.anl.gov: rank 2 died from signal 6 and dumped core"
                                   << "mpiexec" << 1 << 2 << -6 << "SIGABRT" << "x3006c0s1b1n0.hsn.cm.polaris.alcf.anl.gov" << -1 << true;
     QTest::newRow("mpiexec exited") << "nid00012: rank 5 exited with code 3" << "mpiexec" << 1 << 5 << 3 << "" << "nid00012" << -1 << false;
+    // A garbled signal number (2^31) is no signal: nothing overflows, the death is still read.
+    QTest::newRow("mpiexec garbled signal") << "x1: rank 2 died from signal 2147483648" << "mpiexec" << 1 << 2 << 0 << "" << "x1" << -1 << false;
     QTest::newRow("open mpi") << "mpirun noticed that process rank 1 with PID 4242 on node gpu7 exited on signal 9 (Killed)."
                               << "mpiexec" << 1 << 1 << -9 << "SIGKILL" << "gpu7" << -1 << false;
     QTest::newRow("srun exit") << "srun: error: r6i4n5: task 3: Exited with exit code 1" << "srun" << 1 << 3 << 1 << ""
