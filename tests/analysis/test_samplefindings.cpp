@@ -53,12 +53,6 @@ QStringList seriousFindings(const AnalysisResult &r)
     return out;
 }
 
-void logFindings(const AnalysisResult &r)
-{
-    for (const Finding &f : r.findings)
-        qInfo("  [%s] %s: %s", severityName(f.severity), f.id.c_str(), f.title.c_str());
-}
-
 } // namespace
 
 class TestSampleFindings : public QObject
