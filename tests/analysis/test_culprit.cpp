@@ -7,6 +7,7 @@
 
 #include "collectiveprogress.h"
 #include "importerregistry.h"
+#include "importedsession.h"
 #include "sessionfixture.h"
 
 #include <QDir>
@@ -28,28 +29,16 @@ const QString kAlcf = QStringLiteral("/joblog/alcf_polaris_resnet50_2node_8rank_
 
 SessionPtr loadFile(const QString &path)
 {
-    if (!QFile::exists(path))
-        return nullptr;
-    ImportContext ctx;
-    ctx.timeZone = "UTC";
-    std::vector<SourceBuilder> src;
-    src.push_back(ImporterRegistry::instance().importFile(path.toStdString(), ctx));
-    return freeze(std::move(src));
+    return QFile::exists(path) ? importSession({path}) : nullptr;
 }
 
 // Every file of a folder (one flight-recorder dump per rank), read by the importers.
 SessionPtr loadDir(const QString &dir)
 {
-    const QStringList names = QDir(dir).entryList(QDir::Files, QDir::Name);
-    if (names.isEmpty())
-        return nullptr;
-    std::vector<SourceBuilder> src;
-    for (const QString &n : names) {
-        ImportContext ctx;
-        ctx.timeZone = "UTC";
-        src.push_back(ImporterRegistry::instance().importFile(QString(dir + QLatin1Char('/') + n).toStdString(), ctx));
-    }
-    return freeze(std::move(src));
+    QStringList files;
+    for (const QString &n : QDir(dir).entryList(QDir::Files, QDir::Name))
+        files << dir + QLatin1Char('/') + n;
+    return files.isEmpty() ? nullptr : importSession(files);
 }
 
 // One rank's flight-recorder dump: `last` entries of one process group, SeqNum 1..last; entries

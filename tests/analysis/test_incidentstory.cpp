@@ -7,6 +7,7 @@
 
 #include "incidentstory.h"
 #include "storywriter.h"
+#include "importedsession.h"
 #include "sessionfixture.h"
 
 #include "importerregistry.h"
@@ -367,13 +368,8 @@ void TestIncidentStory::realIncidents()
     if (files.isEmpty())
         QSKIP("sample not in this checkout");
     files.sort();
-    std::vector<SourceBuilder> src;
-    for (const QString &f : files) {
-        ImportContext ctx;
-        ctx.timeZone = "UTC"; // the demo's nvidia-smi CSV and log carry UTC stamps without a zone
-        src.push_back(ImporterRegistry::instance().importFile(f.toStdString(), ctx));
-    }
-    const SessionPtr session = freeze(std::move(src));
+    // UTC: the demo's nvidia-smi CSV and log carry UTC stamps without a zone.
+    const SessionPtr session = importSession(files);
     const AnalysisResult r = Analyzer::run(*session);
     const QString headline = qs(r.summary.headline);
     QCOMPARE(QList<int>(r.summary.culpritRanks.begin(), r.summary.culpritRanks.end()), culprits);

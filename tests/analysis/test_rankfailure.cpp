@@ -6,6 +6,7 @@
 // real SLURM and ALCF samples when present.
 
 #include "importerregistry.h"
+#include "importedsession.h"
 #include "sessionfixture.h"
 
 #include <QFile>
@@ -24,13 +25,7 @@ const QString kSamples = QStringLiteral(RANKSCOPE_SAMPLES_DIR "/joblog/");
 
 SessionPtr loadFile(const QString &path)
 {
-    if (!QFile::exists(path))
-        return nullptr;
-    ImportContext ctx;
-    ctx.timeZone = "UTC";
-    std::vector<SourceBuilder> src;
-    src.push_back(ImporterRegistry::instance().importFile(path.toStdString(), ctx));
-    return freeze(std::move(src));
+    return QFile::exists(path) ? importSession({path}) : nullptr;
 }
 
 SessionPtr one(JobLog &log)

@@ -6,6 +6,7 @@
 #include "clockalignment.h"
 #include "findings/ruleregistry.h"
 #include "importerregistry.h"
+#include "importedsession.h"
 #include "sessionfixture.h"
 
 #include <QDir>
@@ -21,13 +22,7 @@ const QString kSamples = QStringLiteral(RANKSCOPE_SAMPLES_DIR);
 
 SessionPtr load(const QStringList &files)
 {
-    std::vector<SourceBuilder> src;
-    for (const QString &f : files) {
-        ImportContext ctx;
-        ctx.timeZone = "UTC";
-        src.push_back(ImporterRegistry::instance().importFile(f.toStdString(), ctx));
-    }
-    return freeze(std::move(src));
+    return importSession(files);
 }
 
 QStringList filesBelow(const QString &relDir)
