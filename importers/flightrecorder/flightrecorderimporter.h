@@ -12,8 +12,11 @@
 // `pg_status` or `version` in the combinations a dump has, and never a memory snapshot (`segments`,
 // `device_traces`) or a profiler trace (`traceEvents`, `schemaVersion`).
 //
-// The whole file is read into memory (pickles are not streamable); a pickle cut short keeps what
-// was complete (RestrictedUnpickler::loadPartial) and reports pickle-truncated with the offset.
+// Either encoding is decoded as it is read, never held whole: the pickle by the streaming
+// RestrictedUnpickler (a pickle cut short keeps what was complete, loadPartial, and reports
+// pickle-truncated with the offset), JSON through nlohmann's SAX parser straight into the same value
+// tree, under the unpickler's memory budget (fr-json-too-large) and with strings up to 8 MiB
+// (fr-unreadable, as is a dump over 2 GiB decompressed).
 // Mapping to the model is FlightRecorderReader's job.
 
 #include "importer.h"

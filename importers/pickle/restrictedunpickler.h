@@ -4,8 +4,16 @@
 // strings, memo) and never resolves a global, builds an object or calls anything: a pickle that
 // asks for one is rejected with the opcode and its byte offset. Limits bound what a hostile file
 // can make it allocate.
+//
+// The pickle is pulled from its source in chunks of about 1 MiB (an InputStream, or bytes already in
+// memory), never held whole: only the decoded values stay. Every length a pickle announces (strings,
+// bytes, FRAME, LONG4) is weighed against the limits and against what the source can still hold
+// before anything is allocated, and a string is read in pieces, so a cut file that promises a huge
+// one costs only the bytes it really has. Offsets are decompressed byte offsets from the start.
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,17 +23,20 @@
 
 namespace rs {
 
+class ImportContext;
+class InputStream;
 struct PickleValue;
 using PickleRef = std::shared_ptr<PickleValue>;
 
 /// A decoded value. Containers hold shared references because the memo may share them.
 struct PickleValue {
     enum class Type : std::uint8_t { None, Bool, Int, BigInt, Float, String, Bytes, List, Tuple, Dict };
+    // The small members first, so that they share one word: snapshots decode millions of values.
     Type type = Type::None;
-    std::uint32_t depth = 0;     ///< containers nested below this one (0 for scalars and empty containers)
     bool partial = false;        ///< a container that loadPartial() closed early because the data ended inside it
-    std::int64_t offset = -1;    ///< byte offset of the opcode that made the value (-1 when not from a pickle)
     bool boolean = false;        ///< Type::Bool
+    std::uint32_t depth = 0;     ///< containers nested below this one (0 for scalars and empty containers)
+    std::int64_t offset = -1;    ///< byte offset of the opcode that made the value (-1 when not from a pickle)
     std::int64_t integer = 0;    ///< Type::Int; Type::BigInt keeps the low 64 bits here too
     double real = 0;             ///< Type::Float
     std::string text;            ///< Type::String / Type::Bytes
@@ -51,11 +62,29 @@ public:
         std::size_t maxMemo = 100'000'000;   ///< memo entries
         std::size_t maxStack = 10'000'000;   ///< values on the stack at once
         std::size_t maxDepth = 1000;         ///< containers nested in each other (snapshots need < 12)
+        /// Decompressed bytes read at most; a pickle that goes on past them is pickle-too-large.
+        std::uint64_t maxBytes = std::numeric_limits<std::uint64_t>::max();
+        /// Memory the decoded values may take, as counted while they are made (value records, string
+        /// bytes, container capacity, memo entries): what bounds a small file of many tiny values.
+        /// Real snapshots need 3 to 20 times their size, so this holds pickles of 50 to 300 MB.
+        std::uint64_t maxMemory = std::uint64_t(1) << 30;
     };
+
+    /// Where a load pulls its bytes from. `read` fills up to n bytes and returns how many (0: the
+    /// end). `sizeBound` is the most bytes the source can hold from its start (exact for bytes in
+    /// memory, the file size for an uncompressed file): a FRAME or string announcing more fails at
+    /// once. `poll` runs after each chunk (progress); returning false cancels (pickle-cancelled).
+    struct Source {
+        std::function<std::size_t(char *dst, std::size_t n)> read;
+        std::uint64_t sizeBound = std::numeric_limits<std::uint64_t>::max();
+        std::function<bool()> poll;
+    };
+    /// A source over `in` from its current position: progress goes to `ctx`, and its cancel flag stops the load.
+    static Source fromStream(InputStream &in, ImportContext &ctx);
 
     /// Why a load failed: a stable kebab-case code (pickle-truncated, pickle-bad-frame,
     /// pickle-forbidden, pickle-unknown-opcode, pickle-corrupt, pickle-too-deep, pickle-too-large,
-    /// pickle-out-of-memory), a sentence, and the byte offset of the opcode at fault (-1 if none).
+    /// pickle-out-of-memory, pickle-cancelled), a sentence, and the byte offset of the opcode at fault (-1 if none).
     struct Error {
         std::string code;
         std::string message;
@@ -65,12 +94,14 @@ public:
     /// Decodes `data`. On failure returns nullptr and sets `error` to a sentence with the byte offset.
     static PickleRef load(std::string_view data, std::string *error, std::int64_t *errorOffset = nullptr);
     static PickleRef load(std::string_view data, const Limits &limits, Error &error);
+    static PickleRef load(const Source &source, const Limits &limits, Error &error);
     /// Like load(), but a pickle that ends early (pickle-truncated) still yields what was read: the
     /// containers still open are closed where the data ends and marked `partial` (a dict drops a key
     /// left without its value), and `error` says where it ended. A protocol-4 FRAME that announces more
     /// bytes than remain is read up to the end instead of failing as pickle-bad-frame. Other failures
     /// return nullptr.
     static PickleRef loadPartial(std::string_view data, const Limits &limits, Error &error);
+    static PickleRef loadPartial(const Source &source, const Limits &limits, Error &error);
 };
 
 } // namespace rs

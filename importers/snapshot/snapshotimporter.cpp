@@ -317,18 +317,13 @@ int SnapshotImporter::sniff(std::string_view head, std::string_view) const
 
 void SnapshotImporter::import(InputStream &in, SourceBuilder &out, ImportContext &ctx) const
 {
-    std::string data;
-    std::string error;
-    if (!readWhole(in, ctx, data, kMaxPickle, &error)) {
-        out.error("pickle-unreadable", error, -1, in.position());
-        return;
-    }
+    // Pulled through the unpickler in chunks: only the decoded values are held, never the file.
+    RestrictedUnpickler::Limits limits;
+    limits.maxBytes = kMaxPickle;
+    RestrictedUnpickler::Error failure;
+    const PickleRef root = RestrictedUnpickler::load(RestrictedUnpickler::fromStream(in, ctx), limits, failure);
     if (ctx.isCancelled())
         return;
-    RestrictedUnpickler::Error failure;
-    const PickleRef root = RestrictedUnpickler::load(data, RestrictedUnpickler::Limits(), failure);
-    data.clear();
-    data.shrink_to_fit();
     if (!root) {
         out.error(failure.code, failure.message, -1, failure.offset);
         return;

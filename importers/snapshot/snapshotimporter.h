@@ -24,7 +24,8 @@
 // deeper than any snapshot) is an error with the unpickler's code and byte offset; traces without `time_us` (PyTorch ≤ ~2.3) have no clock: entries are placed 1 µs
 // apart in trace order and the source is marked clock-less; frees whose alloc fell out of the ring
 // buffer are counted but have no record; `active_pending_free` (C++ writer) equals Python's
-// `active_awaiting_free`; the file is read whole into memory (pickles are not streamable).
+// `active_awaiting_free`. The pickle is decoded as it is read (1 MiB at a time, never held whole);
+// over 4 GiB decompressed it is pickle-too-large.
 
 #include "importer.h"
 
