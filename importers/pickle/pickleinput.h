@@ -39,6 +39,11 @@ public:
     /// Offset of the next byte.
     std::uint64_t pos() const { return m_base + m_at; }
     std::uint64_t maxBytes() const { return m_maxBytes; }
+    /// Bytes of the stored (maybe compressed) file consumed so far; pos() for bytes in memory.
+    std::uint64_t storedBytes() const
+    {
+        return m_source && m_source->storedBytes ? m_source->storedBytes() : pos();
+    }
     /// The most bytes that can still follow by what the source knows of its size (max when unknown).
     std::uint64_t sizeLeft() const;
     /// The bytes that may still follow before the cap.

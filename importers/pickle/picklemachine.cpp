@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <vector>
 
@@ -173,10 +174,22 @@ private:
     void spend(std::uint64_t bytes, std::size_t at)
     {
         m_memory += bytes;
-        if (m_memory > m_limits.maxMemory)
-            throw PickleFailure("pickle-too-large", "decoding the pickle would take more than " + mebibytes(m_limits.maxMemory)
-                                     + " of memory; no snapshot or dump needs that much",
+        if (m_memory <= m_limits.maxMemory)
+            return;
+        // Past the fixed allowance the budget grows with the input, so a real snapshot of any size
+        // decodes while a bomb (many values per byte, or many bytes per compressed byte) stops.
+        const std::uint64_t read = m_in.pos(), stored = m_in.storedBytes();
+        const std::uint64_t budget = std::max(m_limits.maxMemory, std::min(saturatingMul(read, m_limits.memoryPerByte),
+                                                                           saturatingMul(stored, m_limits.memoryPerStoredByte)));
+        if (m_memory > budget)
+            throw PickleFailure("pickle-too-large", "decoding the pickle would take more than " + mebibytes(budget)
+                                     + " of memory for its " + std::to_string(read) + " bytes (" + std::to_string(stored)
+                                     + " stored); no snapshot or dump is made like that",
                                  at);
+    }
+    static std::uint64_t saturatingMul(std::uint64_t a, std::uint64_t b)
+    {
+        return b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b ? std::numeric_limits<std::uint64_t>::max() : a * b;
     }
     // Makes room for `extra` more elements, doubling as the vector would, and pays for the whole new
     // capacity: slack is memory too, and a list of one memo reference repeated is mostly slots.

@@ -52,6 +52,7 @@ RestrictedUnpickler::Source RestrictedUnpickler::fromStream(InputStream &in, Imp
     // Only an uncompressed file tells how much can follow; a compressed one may inflate to anything.
     if (in.compression() == Compression::None && in.compressedSize() >= in.position())
         s.sizeBound = static_cast<std::uint64_t>(in.compressedSize() - in.position());
+    s.storedBytes = [&in] { return static_cast<std::uint64_t>(std::max<std::int64_t>(in.compressedBytesRead(), 0)); };
     s.poll = [&in, &ctx] {
         ctx.reportProgress(in.compressedBytesRead(), in.compressedSize());
         return !ctx.isCancelled();

@@ -66,8 +66,14 @@ public:
         std::uint64_t maxBytes = std::numeric_limits<std::uint64_t>::max();
         /// Memory the decoded values may take, as counted while they are made (value records, string
         /// bytes, container capacity, memo entries): what bounds a small file of many tiny values.
-        /// Real snapshots need 3 to 20 times their size, so this holds pickles of 50 to 300 MB.
+        /// This much is always allowed; past it, a budget in proportion to the input (below).
         std::uint64_t maxMemory = std::uint64_t(1) << 30;
+        /// Past maxMemory, decoded values may take this many bytes per decompressed byte read…
+        /// (real snapshots take 9-17: a 500 MB snapshot decodes to about 5 GB, as in Python)
+        std::uint64_t memoryPerByte = 16;
+        /// …and this many per stored (compressed) byte read, so a decompression bomb stays at
+        /// maxMemory (real snapshots compress less than 20:1).
+        std::uint64_t memoryPerStoredByte = 320;
     };
 
     /// Where a load pulls its bytes from. `read` fills up to n bytes and returns how many (0: the
@@ -78,6 +84,8 @@ public:
         std::function<std::size_t(char *dst, std::size_t n)> read;
         std::uint64_t sizeBound = std::numeric_limits<std::uint64_t>::max();
         std::function<bool()> poll;
+        /// Bytes of the file consumed so far (compressed bytes for .gz/.zst); null: as many as read.
+        std::function<std::uint64_t()> storedBytes;
     };
     /// A source over `in` from its current position: progress goes to `ctx`, and its cancel flag stops the load.
     static Source fromStream(InputStream &in, ImportContext &ctx);

@@ -175,6 +175,7 @@ private Q_SLOTS:
     void byteCap();
     void memoryBudget_data();
     void memoryBudget();
+    void budgetGrowsWithTheInput();
     void cancelStopsReading();
 };
 
@@ -400,12 +401,32 @@ void TestPickleStream::memoryBudget()
     RestrictedUnpickler::Limits limits;
     QVERIFY(fromMemory(p, false, limits).root); // fine under the default budget
     limits.maxMemory = MiB;
+    limits.memoryPerByte = limits.memoryPerStoredByte = 0; // the fixed allowance alone
     for (const Decoded &d : {fromMemory(p, false, limits), fromZstd(p, true, limits)}) {
         QVERIFY(!d.root);
         QCOMPARE(d.error.code, std::string("pickle-too-large"));
         QVERIFY2(d.error.message.find("memory") != std::string::npos, d.error.message.c_str());
         QVERIFY(d.error.offset > 0);
     }
+}
+
+// Past the fixed allowance the budget grows with the input: a plain pickle whose values take about
+// what its bytes take decodes whatever its size, the same bytes out of a decompression bomb do not,
+// and values far denser than any snapshot (a None per 2 bytes) stop even in a plain file.
+void TestPickleStream::budgetGrowsWithTheInput()
+{
+    RestrictedUnpickler::Limits limits;
+    limits.maxMemory = MiB;
+    const std::string strings = "\x80\x02](" + repeat("X" + le(300 * 1024, 4) + std::string(300 * 1024, 'x'), 5) + "e.";
+    QVERIFY(fromMemory(strings, false, limits).root);
+    const Decoded bomb = fromZstd(strings, true, limits);
+    QVERIFY(!bomb.root);
+    QCOMPARE(bomb.error.code, std::string("pickle-too-large"));
+    QVERIFY2(bomb.error.message.find("stored") != std::string::npos, bomb.error.message.c_str());
+    const std::string nones = "\x80\x02]" + repeat("Na", 400'000) + ".";
+    const Decoded dense = fromMemory(nones, false, limits);
+    QVERIFY(!dense.root);
+    QCOMPARE(dense.error.code, std::string("pickle-too-large"));
 }
 
 void TestPickleStream::cancelStopsReading()
