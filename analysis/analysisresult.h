@@ -3,6 +3,7 @@
 // divergent ranks and findings. Plain data, built once on a worker thread and shared read-only.
 
 #include "incidentsummary.h"
+#include "plausibleextent.h"
 #include "types.h"
 
 #include <cstdint>
@@ -171,6 +172,7 @@ struct AnalysisResult {
     std::vector<Divergence> divergent;    ///< strongest first
     std::vector<Finding> findings;        ///< by severity, then time
     IncidentSummary summary;              ///< the findings told as one story (IncidentStory), cause first
+    PlausibleExtent extent;               ///< the time axis and memory scale views use, and what they leave out
 
     const RankMetrics *metricsOf(RankId rank) const;
     TimeNs offsetOf(RankId rank) const;

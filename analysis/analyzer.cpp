@@ -5,6 +5,7 @@
 #include "findings/ruleregistry.h"
 #include "incidentstory.h"
 #include "memoryspikes.h"
+#include "plausibleextent.h"
 #include "rankdivergence.h"
 #include "rankmetrics.h"
 
@@ -22,6 +23,7 @@ AnalysisResult Analyzer::run(const Session &session, const Options &options)
     ctx.ooms = collectOoms(ctx);
     r.findings = RuleRegistry::instance().evaluate(ctx);
     r.summary = IncidentStory::build(r, &session);
+    r.extent = PlausibleExtent::find(session, &r);
     return r;
 }
 

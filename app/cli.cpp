@@ -121,6 +121,7 @@ struct ParsedArgs {
     std::string documentPath;                // its path as given
     bool documentErrors = false;             // unreadable, or a source missing or changed (printed)
     bool allowOutside = false;               // --allow-outside-sources: a session file may name files outside its folder
+    std::int64_t maxDecompressed = 0;        // --max-decompressed: per-file ceiling, 0 = the default
 };
 
 // "--name VALUE" or "--name=VALUE": the value, advancing i; nullopt if `a` is not that option.
@@ -159,6 +160,11 @@ ParsedArgs parseCommon(const QStringList &args)
             p.timeZone = z->toStdString();
         } else if (a == QLatin1String("--allow-outside-sources")) {
             p.allowOutside = true;
+        } else if (auto m = optionValue(args, i, "--max-decompressed")) {
+            if (const auto bytes = Cli::parseSize(*m))
+                p.maxDecompressed = *bytes;
+            else
+                p.error = "--max-decompressed expects a size such as 64G (at least 1M), got '" + m->toStdString() + "'";
         } else if (a == QLatin1String("--")) {
             for (++i; i < args.size(); ++i)
                 p.paths.push_back(args[i].toStdString());
@@ -260,6 +266,7 @@ int load(const char *command, const QStringList &args, std::FILE *err, ParsedArg
     }
     options.rankOverrides.insert(p.assign.begin(), p.assign.end());
     options.timeZone = p.timeZone;
+    options.maxDecompressedBytes = p.maxDecompressed;
     SessionLoader loader(p.paths, options);
     if (loader.files().empty()) {
         printErr(err, std::string("rankscope ") + command + ": "
@@ -292,6 +299,7 @@ QString Cli::usage()
         "                                                    the incident report with its images\n"
         "Options: --time-zone ZONE  zone of time stamps that carry none (nvidia-smi, logs); default: local\n"
         "         --allow-outside-sources  let a session file name sources outside its own folder\n"
+        "         --max-decompressed SIZE  stop reading a file past SIZE decompressed bytes (K/M/G/T); default 64G\n"
         "\n"
         "A folder means every recognised file below it. --assign-rank overrides a source's rank.\n"
         "One PATH may be a saved session (FILE.rankscope): its sources are read with its rank choices,\n"
@@ -309,6 +317,30 @@ bool Cli::isSubcommand(const QStringList &args)
     return a == QLatin1String("inspect") || a == QLatin1String("analyze") || a == QLatin1String("export")
         || a == QLatin1String("--help") || a == QLatin1String("-h") || a == QLatin1String("help")
         || a == QLatin1String("--version");
+}
+
+std::optional<std::int64_t> Cli::parseSize(const QString &value)
+{
+    QString v = value.trimmed().toUpper();
+    if (v.endsWith(QLatin1Char('B')) && v.size() > 1 && !v.at(v.size() - 2).isDigit())
+        v.chop(1); // "64GB", "64GiB" read as 64G
+    if (v.endsWith(QLatin1Char('I')))
+        v.chop(1);
+    int shift = 0;
+    if (!v.isEmpty() && !v.back().isDigit()) {
+        const QChar unit = v.back();
+        shift = unit == QLatin1Char('K') ? 10 : unit == QLatin1Char('M') ? 20 : unit == QLatin1Char('G') ? 30
+              : unit == QLatin1Char('T') ? 40 : -1;
+        v.chop(1);
+    }
+    bool ok = false;
+    const qlonglong n = v.toLongLong(&ok);
+    if (!ok || shift < 0 || n <= 0 || n >= (qlonglong(1) << (50 - shift)))
+        return std::nullopt;
+    const std::int64_t bytes = std::int64_t(n) << shift;
+    if (bytes < (std::int64_t(1) << 20))
+        return std::nullopt;
+    return bytes;
 }
 
 bool Cli::parseAssignRank(const QString &value, std::map<std::string, int> &into)
@@ -626,6 +658,14 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
         doc["divergent_ranks"] = divergent;
         doc["findings"] = findings;
         doc["placements"] = placements;
+        // What the views' time axis and memory scale leave out as implausible (PlausibleExtent).
+        nlohmann::json leftOut = nlohmann::json::array();
+        for (const ExtentOutlier &o : r.extent.leftOut)
+            leftOut.push_back({{"source", o.source < session->sources().size() ? session->sources()[o.source].path : std::string()},
+                               {"rank", o.rank != kNoRank ? nlohmann::json(o.rank) : nlohmann::json(nullptr)},
+                               {"code", o.code},
+                               {"message", o.message}});
+        doc["left_out"] = leftOut;
         std::fputs(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), out);
         std::fputc('\n', out);
     } else {
@@ -688,6 +728,12 @@ int Cli::analyze(const QStringList &args, std::FILE *out, std::FILE *err)
                     + r.findings[static_cast<std::size_t>(fixFrom)].fix + "\n";
             else
                 text += "      fix: " + f.fix + "\n";
+        }
+        if (!r.extent.leftOut.empty()) {
+            text += "Left out of the time axis or memory scale\n";
+            for (const ExtentOutlier &o : r.extent.leftOut)
+                text += "  " + (o.source < session->sources().size() ? session->sources()[o.source].path : std::string("?"))
+                    + ": " + o.message + " [" + o.code + "]\n";
         }
         std::fputs(text.c_str(), out);
     }

@@ -7,6 +7,7 @@
 
 #include <QStringList>
 
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -26,6 +27,9 @@ public:
     static int run(const QStringList &args, std::FILE *out = stdout, std::FILE *err = stderr);
     /// Parses one --assign-rank value "PATH=N"; false when malformed.
     static bool parseAssignRank(const QString &value, std::map<std::string, int> &into);
+    /// "--max-decompressed" values: bytes with an optional K, M, G or T suffix (powers of 1024),
+    /// at least 1 MiB and below 2^50; nullopt otherwise.
+    static std::optional<std::int64_t> parseSize(const QString &value);
     /// The usage text.
     static QString usage();
 

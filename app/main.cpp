@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QSettings>
 
 #include <cstdio>
 
@@ -58,8 +59,19 @@ int main(int argc, char **argv)
     QStringList paths;
     std::map<std::string, int> assign;
     std::string timeZone;
+    // The per-file decompression ceiling: the option, else the saved setting, else the default.
+    std::int64_t maxDecompressed = 0;
+    if (const auto saved = rs::Cli::parseSize(QSettings().value(QStringLiteral("import/maxDecompressed")).toString()))
+        maxDecompressed = *saved;
     for (int i = 0; i < args.size(); ++i) {
-        if (args[i] == QLatin1String("--time-zone") && i + 1 < args.size()) {
+        if (args[i] == QLatin1String("--max-decompressed") && i + 1 < args.size()) {
+            const auto bytes = rs::Cli::parseSize(args[++i]);
+            if (!bytes) {
+                std::fprintf(stderr, "rankscope: --max-decompressed expects a size such as 64G (at least 1M)\n");
+                return rs::Cli::Usage;
+            }
+            maxDecompressed = *bytes;
+        } else if (args[i] == QLatin1String("--time-zone") && i + 1 < args.size()) {
             timeZone = args[++i].toStdString();
         } else if (args[i].startsWith(QLatin1String("--time-zone="))) {
             timeZone = args[i].mid(12).toStdString();
@@ -80,6 +92,7 @@ int main(int argc, char **argv)
     rs::SessionLoader::Options options;
     options.rankOverrides = std::map<std::string, rs::RankId>(assign.begin(), assign.end());
     options.timeZone = timeZone;
+    options.maxDecompressedBytes = maxDecompressed;
     rs::Application viewer(options);
     viewer.window().show();
     viewer.open(paths);

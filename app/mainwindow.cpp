@@ -504,6 +504,7 @@ void MainWindow::setAnalysis(AnalysisPtr analysis)
     if (m_analysis)
         m_state->setClockOffsets(m_offsets->effectiveOffsets());
     m_timeline->setAnalysis(m_analysis);
+    m_importLog->setAnalysis(m_analysis);
     m_details->setAnalysis(m_analysis);
     m_logs->setAnalysis(m_analysis);
     m_summaries->setAnalysis(m_analysis);

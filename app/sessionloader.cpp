@@ -25,7 +25,7 @@ SessionLoader::SessionLoader(std::vector<std::string> paths, std::map<std::strin
 }
 
 SessionLoader::SessionLoader(std::vector<std::string> paths, const Options &options)
-    : m_timeZone(options.timeZone), m_threads(options.threads)
+    : m_timeZone(options.timeZone), m_threads(options.threads), m_maxDecompressed(options.maxDecompressedBytes)
 {
     m_files = ImporterRegistry::expandPaths(paths, &m_fromFolder);
     const auto &rankOverrides = options.rankOverrides;
@@ -74,6 +74,8 @@ SessionPtr SessionLoader::run(Progress *progress) const
             // Per-file progress is throttled by the context; the owner samples the atomics.
             ImportContext ctx(progress ? &progress->cancel : &neverCancel, fn, std::chrono::milliseconds(20));
             ctx.timeZone = m_timeZone;
+            if (m_maxDecompressed > 0)
+                ctx.maxDecompressedBytes = m_maxDecompressed;
             results[i].emplace(ImporterRegistry::instance().importFile(m_files[i], ctx));
             if (progress)
                 ++progress->filesDone;

@@ -32,6 +32,7 @@ public:
         std::map<std::string, std::map<RankId, RankId>> rankMaps;    ///< path → (GPU index/rank → rank)
         std::string timeZone;                                        ///< zone of zone-less stamps, "" = local
         unsigned threads = 0;                                        ///< 0 = one per core
+        std::int64_t maxDecompressedBytes = 0;                       ///< per-file ceiling, 0 = ImportContext's default
     };
 
     /// Folders are expanded to the files below them.
@@ -51,6 +52,7 @@ private:
     std::map<std::string, std::map<RankId, RankId>> m_rankMaps;
     std::string m_timeZone;
     unsigned m_threads;
+    std::int64_t m_maxDecompressed = 0;
 };
 
 } // namespace rs

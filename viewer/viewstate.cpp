@@ -30,6 +30,18 @@ void ViewState::setFullRange(TimeRange range)
     setSelectedFinding(-1);
 }
 
+void ViewState::adjustFullRange(TimeRange range)
+{
+    if (range.duration() < kMinVisibleNs)
+        range.end = range.begin + kMinVisibleNs;
+    if (range == m_full)
+        return;
+    const bool wasWhole = m_visible == m_full;
+    m_full = range;
+    Q_EMIT fullRangeChanged(m_full);
+    applyVisible(wasWhole ? m_full : clamped(m_visible));
+}
+
 TimeRange ViewState::clamped(TimeRange range) const
 {
     TimeNs d = std::clamp(range.duration(), kMinVisibleNs, m_full.duration());

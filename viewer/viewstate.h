@@ -72,6 +72,10 @@ public:
     TimeRange fullRange() const { return m_full; }
     /// Sets the full range, shows all of it and forgets history, selection (event and rank) and hover.
     void setFullRange(TimeRange range);
+    /// Moves the full range's ends (the analysis found where the plausible data lies) keeping the
+    /// selection and history: a view showing the whole range keeps showing the whole range, a
+    /// zoomed view keeps its window, clamped into the new range.
+    void adjustFullRange(TimeRange range);
 
     /// The time window the views show.
     TimeRange visibleRange() const { return m_visible; }

@@ -34,6 +34,10 @@ private Q_SLOTS:
     void inspectJsonShape();
     void unknownProcessesAreNamed();
     void compressedOffsetsSayDecompressed();
+    void parseSize_data();
+    void parseSize();
+    void maxDecompressedOption();
+    void farAwayTraceIsLeftOutOfTheAxis();
     void exitStatus_data();
     void exitStatus();
     void assignRankOverridesContent();
@@ -255,6 +259,86 @@ void TestCli::compressedOffsetsSayDecompressed()
     const rs::test::CliResult r = rs::test::runCli({QStringLiteral("inspect"), cut});
     QVERIFY2(r.err.find("(at decompressed offset ") != std::string::npos, r.err.c_str());
     QVERIFY2(r.err.find("at byte") == std::string::npos, r.err.c_str());
+}
+
+void TestCli::parseSize_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qint64>("bytes"); // -1: rejected
+    QTest::newRow("G") << QStringLiteral("64G") << (qint64(64) << 30);
+    QTest::newRow("GiB") << QStringLiteral("2GiB") << (qint64(2) << 30);
+    QTest::newRow("GB") << QStringLiteral("3gb") << (qint64(3) << 30);
+    QTest::newRow("M") << QStringLiteral("16M") << (qint64(16) << 20);
+    QTest::newRow("T") << QStringLiteral("1T") << (qint64(1) << 40);
+    QTest::newRow("plain bytes") << QStringLiteral("2097152") << qint64(2097152);
+    QTest::newRow("below 1 MiB") << QStringLiteral("512K") << qint64(-1);
+    QTest::newRow("zero") << QStringLiteral("0") << qint64(-1);
+    QTest::newRow("negative") << QStringLiteral("-5G") << qint64(-1);
+    QTest::newRow("2^50 and more") << QStringLiteral("1024T") << qint64(-1);
+    QTest::newRow("overflowing") << QStringLiteral("99999999999999999999G") << qint64(-1);
+    QTest::newRow("unknown unit") << QStringLiteral("5X") << qint64(-1);
+    QTest::newRow("empty") << QString() << qint64(-1);
+}
+
+void TestCli::parseSize()
+{
+    QFETCH(QString, text);
+    QFETCH(qint64, bytes);
+    const auto got = rs::Cli::parseSize(text);
+    QCOMPARE(got.has_value(), bytes >= 0);
+    if (got)
+        QCOMPARE(qint64(*got), bytes);
+}
+
+// The per-file decompression ceiling is a setting: a 3 MiB gzip bomb stops at --max-decompressed
+// 1M with the limit's code and decompressed offset, and the good file beside it loads.
+void TestCli::maxDecompressedOption()
+{
+    QTemporaryDir dir;
+    const QString good = dir.filePath(QStringLiteral("good.json"));
+    writeFile(good, rs::test::kinetoTrace(0, 1, 2));
+    const QString plain = dir.filePath(QStringLiteral("bomb.json"));
+    std::string bombText = rs::test::kinetoTrace(1, 2, 1);
+    bombText.insert(bombText.find("\"traceEvents\": [") + 16, std::string(3 << 20, ' ')); // whitespace between events
+    writeFile(plain, bombText);
+    QVERIFY(std::system(("gzip -f " + plain.toStdString()).c_str()) == 0);
+    const QString bomb = plain + QStringLiteral(".gz");
+    const Result limited = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), QStringLiteral("--max-decompressed"),
+                                   QStringLiteral("1M"), good, bomb});
+    QCOMPARE(limited.status, int(rs::Cli::SourceErrors));
+    QVERIFY2(limited.err.find("decompressed-limit") != std::string::npos, limited.err.c_str());
+    QVERIFY2(limited.err.find("decompressed offset 1048576") != std::string::npos, limited.err.c_str());
+    const json doc = json::parse(limited.out);
+    QCOMPARE(doc["sources"].size(), std::size_t(2));
+    QCOMPARE(doc["sources"][0]["counts"]["steps"].get<int>(), 2);
+    // Without the option the default (64 GiB) lets the same file through.
+    const Result unlimited = runCli({QStringLiteral("inspect"), bomb});
+    QVERIFY2(unlimited.err.find("decompressed-limit") == std::string::npos, unlimited.err.c_str());
+    QCOMPARE(runCli({QStringLiteral("inspect"), QStringLiteral("--max-decompressed=12Q"), good}).status, int(rs::Cli::Usage));
+}
+
+// A trace decades away from the others (a broken clock) is left out of the views' axis: analyze
+// names it in left_out, with the distance, and the good ranks' findings are unchanged.
+void TestCli::farAwayTraceIsLeftOutOfTheAxis()
+{
+    QTemporaryDir dir;
+    for (int r = 0; r < 3; ++r)
+        writeFile(dir.filePath(QStringLiteral("rank%1.json").arg(r)), rs::test::kinetoTrace(r, 4, 3));
+    const long long twentyYears = 20LL * 365 * 86400 * 1000000000LL;
+    writeFile(dir.filePath(QStringLiteral("rank3.json")), rs::test::kinetoTrace(3, 4, 3, 1700000000000000000LL + twentyYears));
+    const Result r = runCli({QStringLiteral("analyze"), QStringLiteral("--json"), dir.path()});
+    QCOMPARE(r.status, int(rs::Cli::Ok));
+    const json doc = json::parse(r.out);
+    QVERIFY(doc.contains("left_out"));
+    QCOMPARE(doc["left_out"].size(), std::size_t(1));
+    const json &o = doc["left_out"][0];
+    QVERIFY2(o["source"].get<std::string>().find("rank3.json") != std::string::npos, o.dump().c_str());
+    QCOMPARE(o["rank"].get<int>(), 3);
+    QCOMPARE(o["code"].get<std::string>(), std::string("time-outside-incident"));
+    QVERIFY2(o["message"].get<std::string>().find("20 years after") != std::string::npos, o.dump().c_str());
+    // The text form lists it too.
+    const Result text = runCli({QStringLiteral("analyze"), dir.path()});
+    QVERIFY2(text.out.find("Left out of the time axis") != std::string::npos, text.out.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -45,20 +45,15 @@ TimeRange FigureRenderer::alignedDataRange(const Session &session, const Analysi
         const auto it = offsets.find(r);
         return it != offsets.end() ? it->second : analysis ? analysis->offsetOf(r) : 0;
     };
-    TimeRange all;
-    for (const Rank &k : session.ranks())
-        if (!k.timeRange.isEmpty())
-            all = all.united({k.timeRange.begin + offsetOf(k.id), k.timeRange.end + offsetOf(k.id)});
-    // Timed log records and OOMs count too (a log-only session still has an axis).
+    // The same plausible extent the timeline uses, so a figure of "everything" frames what the
+    // screen frames and one bad source cannot squeeze the good ranks to an edge.
+    const PlausibleExtent extent = PlausibleExtent::find(session, offsetOf, analysis ? &analysis->metrics : nullptr);
     EvidenceIndex evidence;
     evidence.build(&session, analysis);
-    for (const Rank &k : session.ranks()) {
-        const TimeNs off = offsetOf(k.id);
-        const std::vector<TimedLog> &logs = evidence.logs(k.id);
-        if (!logs.empty())
-            all = all.united({logs.front().time + off, logs.back().time + off + 1});
-        for (const OomMarker &m : evidence.ooms(k.id))
-            all = all.united({m.time + off, m.time + off + 1});
+    TimeRange all = extent.axis;
+    if (!all.isEmpty() && !evidence.placedExtent().isEmpty()) {
+        // Placed records carry data time plus their rank's offset from the analysis; overrides may differ.
+        all = all.united(evidence.placedExtent());
     }
     if (all.isEmpty())
         all = evidence.extent();
@@ -78,6 +73,8 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
     m_ctx->setSession(m_session);
     m_ctx->analysis = m_analysis;
     m_ctx->evidence.build(m_session.get(), m_analysis.get());
+    if (m_analysis)
+        m_ctx->setExtent(m_analysis->extent); // capacities known: the memory scale leaves implausible counters out
     m_ctx->ticks = &m_ticks;
 
     m_offsets = FigureChrome::offsets(*m_session, m_analysis.get(), m_opt);
@@ -242,10 +239,12 @@ void FigureRenderer::layout()
         m_scale = std::min({1.0, static_cast<double>(m_opt.height) / m_contentHeight, static_cast<double>(requestedWidth) / m_contentWidth});
     m_size = QSize(requestedWidth, m_opt.height > 0 ? m_opt.height : m_contentHeight);
 
+    // One shared scale over the shown ranks, without counters the plausible extent leaves out.
     double memoryMax = 0;
     for (const Group &g : m_groups)
         for (TrackId id : g.layout.memoryTracks())
-            memoryMax = std::max(memoryMax, id < m_ctx->counterMax.size() ? m_ctx->counterMax[id] : 0.0);
+            if (!m_ctx->extent.leavesOut(id))
+                memoryMax = std::max(memoryMax, id < m_ctx->counterMax.size() ? m_ctx->counterMax[id] : 0.0);
     m_ctx->memoryMax = memoryMax;
     const TimeScale scale = viewScale();
     m_ticks = TimeRuler::computeTicks(m_range, m_full.begin, scale.width);

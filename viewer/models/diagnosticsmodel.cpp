@@ -15,8 +15,22 @@ void DiagnosticsModel::setSession(SessionPtr session)
     beginResetModel();
     m_session = std::move(session);
     m_filter.reset();
+    m_later.clear();
     rebuild();
     endResetModel();
+}
+
+void DiagnosticsModel::setLaterDiagnostics(std::vector<std::pair<SourceId, Diagnostic>> later)
+{
+    beginResetModel();
+    m_later = std::move(later);
+    rebuild();
+    endResetModel();
+}
+
+const Diagnostic &DiagnosticsModel::diagnostic(const Row &row) const
+{
+    return row.later ? m_later[row.index].second : m_session->sources()[row.source].diagnostics[row.index];
 }
 
 void DiagnosticsModel::setSourceFilter(std::optional<SourceId> source)
@@ -39,7 +53,10 @@ void DiagnosticsModel::rebuild()
         if (m_filter && *m_filter != s)
             continue;
         for (std::uint32_t i = 0; i < sources[s].diagnostics.size(); ++i)
-            m_rows.emplace_back(s, i);
+            m_rows.push_back({s, i, false});
+        for (std::uint32_t i = 0; i < m_later.size(); ++i)
+            if (m_later[i].first == s)
+                m_rows.push_back({s, i, true});
     }
 }
 
@@ -57,9 +74,10 @@ QVariant DiagnosticsModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !m_session)
         return {};
-    const auto [sourceId, i] = m_rows[static_cast<std::size_t>(index.row())];
+    const Row &row = m_rows[static_cast<std::size_t>(index.row())];
+    const SourceId sourceId = row.source;
     const Source &source = m_session->sources()[sourceId];
-    const Diagnostic &d = source.diagnostics[i];
+    const Diagnostic &d = diagnostic(row);
     switch (role) {
     case SourceIdRole: return static_cast<uint>(sourceId);
     case SeverityRole: return static_cast<int>(d.severity);

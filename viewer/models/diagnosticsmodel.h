@@ -28,6 +28,9 @@ public:
     explicit DiagnosticsModel(QObject *parent = nullptr);
 
     void setSession(SessionPtr session);
+    /// Diagnostics found after the import (the analysis' view extent leaving a source out), listed
+    /// after each source's own; cleared by setSession.
+    void setLaterDiagnostics(std::vector<std::pair<SourceId, Diagnostic>> later);
     /// Shows only the diagnostics of `source`; nullopt shows all.
     void setSourceFilter(std::optional<SourceId> source);
     std::optional<SourceId> sourceFilter() const { return m_filter; }
@@ -42,7 +45,15 @@ private:
 
     SessionPtr m_session;
     std::optional<SourceId> m_filter;
-    std::vector<std::pair<SourceId, std::uint32_t>> m_rows; // (source, index in its diagnostics)
+    struct Row {
+        SourceId source = 0;
+        std::uint32_t index = 0; // in the source's diagnostics, or in m_later
+        bool later = false;
+    };
+    const Diagnostic &diagnostic(const Row &row) const;
+
+    std::vector<std::pair<SourceId, Diagnostic>> m_later;
+    std::vector<Row> m_rows;
 };
 
 } // namespace rs

@@ -123,6 +123,20 @@ void ImportLogPanel::setFilterText(const QString &text)
     m_diagnosticsProxy->setFilterFixedString(text);
 }
 
+void ImportLogPanel::setAnalysis(const std::shared_ptr<const AnalysisResult> &analysis)
+{
+    std::vector<std::pair<SourceId, Diagnostic>> later;
+    if (analysis)
+        for (const ExtentOutlier &o : analysis->extent.leftOut) {
+            Diagnostic d;
+            d.code = o.code;
+            d.message = o.message;
+            later.emplace_back(o.source, std::move(d));
+        }
+    m_diagnostics->setLaterDiagnostics(std::move(later));
+    updateSummary();
+}
+
 std::optional<SourceId> ImportLogPanel::selectedSource() const
 {
     const QModelIndexList rows = m_sourcesView->selectionModel()->selectedRows();

@@ -3,6 +3,7 @@
 // a source to see only its diagnostics; type to filter both tables. "Source settings…" (button and
 // context menu) asks for the selected source's rank, GPU → rank map and time zone.
 
+#include "analysisresult.h"
 #include "session.h"
 
 #include <QWidget>
@@ -27,6 +28,9 @@ public:
     explicit ImportLogPanel(QWidget *parent = nullptr);
 
     void setSession(SessionPtr session);
+    /// Lists what the analysis' view extent leaves out (a source decades away from the incident, a
+    /// memory counter above its GPU's capacity) with the source's diagnostics.
+    void setAnalysis(const std::shared_ptr<const AnalysisResult> &analysis);
 
     ImportLogModel *sourcesModel() const { return m_sources; }
     DiagnosticsModel *diagnosticsModel() const { return m_diagnostics; }

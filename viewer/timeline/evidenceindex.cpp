@@ -33,6 +33,7 @@ void EvidenceIndex::build(const Session *session, const AnalysisResult *analysis
 {
     m_ranks.clear();
     m_extent = {};
+    m_placedExtent = {};
     if (!session)
         return;
     const auto &records = session->logs().records;
@@ -50,8 +51,11 @@ void EvidenceIndex::build(const Session *session, const AnalysisResult *analysis
             continue;
         }
         const TimeNs time = placed ? placedDataTime(*analysis, *placed) : r.time;
-        if (placed)
+        if (placed) {
             m_extent = m_extent.united({time, time + 1});
+            const TimeNs aligned = time + analysis->offsetOf(r.rank);
+            m_placedExtent = m_placedExtent.united({aligned, aligned + 1});
+        }
         const TimedLog t{time, i, LogStyle::mark(r), placed};
         pr.logs.push_back(t);
         if (t.mark != LogStyle::Mark::Info)
@@ -69,6 +73,10 @@ void EvidenceIndex::build(const Session *session, const AnalysisResult *analysis
         const TimeNs time = placed ? placedDataTime(*analysis, *placed) : o.time;
         pr.ooms.push_back({time, EventRef::oom(i), o.requested, placed});
         m_extent = m_extent.united({time, time + 1});
+        if (placed) {
+            const TimeNs aligned = time + analysis->offsetOf(o.rank);
+            m_placedExtent = m_placedExtent.united({aligned, aligned + 1});
+        }
     }
     // The profiler's [OutOfMemory] instants mark the same moment from inside the trace.
     for (TrackId id = 0; id < session->tracks().size(); ++id) {

@@ -58,6 +58,9 @@ public:
     /// Union of the times of every timed log record and OOM (job-level records included); empty
     /// when there are none. The timeline's full range covers it, so a log-only session has a range.
     TimeRange extent() const { return m_extent; }
+    /// Union of the records and OOMs placed by the analysis' anchors, on the aligned axis (they
+    /// have no time of their own, so PlausibleExtent does not see them).
+    TimeRange placedExtent() const { return m_placedExtent; }
 
 private:
     struct PerRank {
@@ -72,6 +75,7 @@ private:
 
     std::map<RankId, PerRank> m_ranks;
     TimeRange m_extent;
+    TimeRange m_placedExtent;
 };
 
 } // namespace rs

@@ -144,6 +144,8 @@ void RankGroupWidget::analysisChanged()
 {
     m_divergence = m_ctx.analysis ? AnalysisOverlay::divergenceBadge(*m_ctx.analysis, m_rank) : QString();
     if (m_plot)
+        m_plot->setValueMax(m_ctx.memoryMax); // the analysis' extent may leave an implausible counter out
+    if (m_plot)
         m_plot->setOomMarks(oomMarksOf(m_ctx.evidence, m_rank)); // the evidence index was rebuilt with the analysis' placements
     if (m_plot)
         m_plot->setSpikeMarks(m_ctx.analysis ? AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank) : std::vector<MemoryPlot::SpikeMark>());

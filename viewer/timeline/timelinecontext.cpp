@@ -31,27 +31,32 @@ void TimelineContext::setSession(SessionPtr s)
     m_text.assign(session ? session->strings().size() : 0, QString());
     m_textReady.assign(m_text.size(), false);
     memoryMax = 0;
+    extent = {};
     counterMax.assign(session ? session->tracks().size() : 0, 0.0);
     evidence.build(session.get());
     if (!session)
         return;
     for (std::size_t i = 0; i < session->tracks().size(); ++i) {
         const Track &t = session->tracks()[i];
-        if (t.counter.empty())
-            continue;
-        const double m = *std::max_element(t.counter.values.begin(), t.counter.values.end());
-        counterMax[i] = m;
-        const bool deviceMemory = t.device >= 0
-            && (t.kind == TrackKind::MemoryAllocated || t.kind == TrackKind::MemoryReserved
-                || t.kind == TrackKind::GpuMemoryUsed);
-        if (deviceMemory)
-            memoryMax = std::max(memoryMax, m);
+        if (!t.counter.empty())
+            counterMax[i] = *std::max_element(t.counter.values.begin(), t.counter.values.end());
     }
+    // Until the analysis aligns the ranks, the extent of the unaligned data (PlausibleExtent).
+    setExtent(PlausibleExtent::find(*session, nullptr));
+}
+
+void TimelineContext::setExtent(PlausibleExtent e)
+{
+    extent = std::move(e);
+    memoryMax = extent.memoryScale;
 }
 
 TimeRange TimelineContext::dataRange() const
 {
-    return session ? session->timeRange().united(evidence.extent()) : TimeRange{};
+    if (!session)
+        return {};
+    // Placed (untimed) OOMs may lie past the data; everything else comes from the plausible extent.
+    return !extent.axis.isEmpty() ? extent.axis.united(evidence.placedExtent()) : evidence.extent();
 }
 
 } // namespace rs

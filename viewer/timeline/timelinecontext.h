@@ -6,6 +6,7 @@
 #include "analysisresult.h"
 #include "evidenceindex.h"
 #include "lod.h"
+#include "plausibleextent.h"
 #include "session.h"
 #include "spanpalette.h"
 #include "timeruler.h"
@@ -26,7 +27,8 @@ struct TimelineContext {
     SpanPalette palette;              ///< span colours, memoised per name
     const RulerTicks *ticks = nullptr; ///< the ruler's ticks, for the grid
     int gutterWidth = 232;            ///< pixels left of the time axis (lane names)
-    double memoryMax = 0;             ///< largest device memory value of any rank: one shared scale
+    double memoryMax = 0;             ///< largest plausible device memory value of any rank: one shared scale
+    PlausibleExtent extent;           ///< time axis and memory scale from plausible data (PlausibleExtent)
     std::vector<double> counterMax;   ///< per track: largest counter value (0 for non-counters)
     EvidenceIndex evidence;           ///< timed log records and OOMs per rank, by time
     std::shared_ptr<const AnalysisResult> analysis; ///< spikes and divergence of the session (may be null)
@@ -42,8 +44,11 @@ struct TimelineContext {
     const QString &text(StringId id);
     /// Resets the per-session caches for `s`.
     void setSession(SessionPtr s);
-    /// What the timeline can show: the session's tracks plus every timed log record and OOM.
+    /// What the timeline can show: the plausible extent of the session's data (tracks, timed log
+    /// records and OOMs), with OOMs placed by anchors.
     TimeRange dataRange() const;
+    /// Takes the analysis' extent (aligned ranks, capacities) in place of the unaligned one.
+    void setExtent(PlausibleExtent e);
 
 private:
     std::vector<QString> m_text;

@@ -177,6 +177,13 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
     m_ctx->analysis = std::move(analysis);
     // Untimed OOMs the analysis placed by an anchor are drawn at the placed time.
     m_ctx->evidence.build(m_ctx->session.get(), m_ctx->analysis.get());
+    // The analysis' extent has the ranks aligned (and capacities known): the axis and the memory
+    // scale follow it, without losing the user's zoom or selection.
+    if (m_ctx->session) {
+        m_ctx->setExtent(m_ctx->analysis ? m_ctx->analysis->extent : PlausibleExtent::find(*m_ctx->session, nullptr));
+        if (const TimeRange covered = m_ctx->dataRange(); !covered.isEmpty())
+            m_state->adjustFullRange(covered);
+    }
     for (RankGroupWidget *g : m_groups)
         g->analysisChanged();
     // Finding markers take their numbers from the analysis: without one they are callouts and need
