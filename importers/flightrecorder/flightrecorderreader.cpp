@@ -186,8 +186,9 @@ void FlightRecorderReader::readStatus(const PickleValue *status)
                           value ? value->offset : -1);
             continue;
         }
-        auto seq = [&](std::string_view k) -> std::int64_t {
-            const PickleValue *v = value->get(k);
+        // An init-capture, not the binding itself: clang 14 cannot capture structured bindings.
+        auto seq = [&, dict = value.get()](std::string_view k) -> std::int64_t {
+            const PickleValue *v = dict->get(k);
             if (!v)
                 return -1;
             if (auto i = asInt(*v))

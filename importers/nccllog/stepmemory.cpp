@@ -236,8 +236,9 @@ void StepMemory::finish(SourceBuilder &out, const std::function<std::int32_t(Ran
         std::int32_t dev = device(rank);
         if (dev < 0)
             dev = 0;
+        const auto bindingRank = rank; // a structured binding: clang 14 cannot capture it
         auto trackOf = [&](TrackKind kind) {
-            const TrackId id = out.track(kind, 0, 0, dev, rank);
+            const TrackId id = out.track(kind, 0, 0, dev, bindingRank);
             out.trackAt(id).name = out.intern("GPU " + std::to_string(dev)
                                               + (kind == TrackKind::MemoryAllocated ? " memory allocated" : " memory reserved"));
             return id;
