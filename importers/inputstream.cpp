@@ -339,7 +339,9 @@ std::string_view InputStream::peek(std::size_t n)
         n = static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(n), m_limit));
     while (m_peek.size() - m_peekPos < n) {
         const std::size_t have = m_peek.size();
-        m_peek.resize(m_peekPos + n);
+        // Grow by doubling, not to `n` at once: a sniffer asking for MiBs of a 2 KB file should not
+        // zero MiBs (that dominated small imports).
+        m_peek.resize(std::min(m_peekPos + n, std::max<std::size_t>(have * 2, 64 << 10)));
         const std::size_t got = readRaw(m_peek.data() + have, m_peek.size() - have);
         m_peek.resize(have + got);
         if (got == 0)

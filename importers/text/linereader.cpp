@@ -51,7 +51,9 @@ bool LineReader::next(std::string_view &line)
             line = piece;
             return true;
         }
-        if (m_end - m_begin == m_buf.size()) {
+        if (m_end - m_begin == m_buf.size() && m_buf.size() < kMaxBuffer) {
+            m_buf.resize(m_buf.size() * 2); // a long line: make room before cutting anything
+        } else if (m_end - m_begin == m_buf.size()) {
             // The buffer holds one line longer than itself: keep its head, skip the rest.
             if (m_long.size() < kMaxLine)
                 m_long.append(m_buf.data() + m_begin, std::min(m_end - m_begin, kMaxLine - m_long.size()));

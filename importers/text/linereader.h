@@ -50,7 +50,9 @@ private:
 
     InputStream &m_in;
     ImportContext &m_ctx;
-    std::vector<char> m_buf = std::vector<char>(1 << 20);
+    // Starts small (most inputs are small logs) and doubles for a long line up to kMaxBuffer.
+    static constexpr std::size_t kMaxBuffer = 1 << 20;
+    std::vector<char> m_buf = std::vector<char>(64 << 10);
     std::size_t m_begin = 0;
     std::size_t m_end = 0;
     std::int64_t m_bufOffset = 0; // stream offset of m_buf[0]
