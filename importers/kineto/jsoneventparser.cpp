@@ -36,6 +36,47 @@ JsonRaw *eventField(JsonEvent &ev, std::string_view key, bool &isArgs)
 
 } // namespace
 
+// Eight bytes at a time: pretty-printed traces have a newline every few dozen bytes, so a memchr
+// per line would cost more than the parse. Per-byte match counts are summed in place (no popcount:
+// without -mpopcnt that is a library call per word).
+std::int64_t JsonEventParser::countNewlines(const char *p, std::size_t n)
+{
+    constexpr std::uint64_t kNewlines = 0x0a0a0a0a0a0a0a0aULL;
+    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
+    constexpr std::uint64_t kLanes = 0x00ff00ff00ff00ffULL;
+    const auto flush = [](std::uint64_t acc) {
+        const std::uint64_t pairs = (acc & kLanes) + ((acc >> 8) & kLanes); // four 16-bit sums
+        return static_cast<std::int64_t>((pairs * 0x0001000100010001ULL) >> 48);
+    };
+    std::int64_t count = 0;
+    std::uint64_t acc = 0; // eight byte-wide counters, flushed before any can pass 255
+    int words = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        const std::uint64_t x = w ^ kNewlines; // zero bytes where p had '\n'
+        const std::uint64_t zeroHigh = ~(((x & kLow7) + kLow7) | x | kLow7); // 0x80 per zero byte
+        acc += zeroHigh >> 7;
+        if (++words == 255) {
+            count += flush(acc);
+            acc = 0;
+            words = 0;
+        }
+    }
+    count += flush(acc);
+    for (; i < n; ++i)
+        count += p[i] == '\n';
+    return count;
+}
+
+bool JsonEventParser::isEventKey(std::string_view key)
+{
+    JsonEvent ev;
+    bool isArgs = false;
+    return eventField(ev, key, isArgs) != nullptr || isArgs;
+}
+
 void JsonEventParser::beginEvent(std::size_t maxEventBytes)
 {
     // Decoded strings take at most their raw length; compacted args at most twice theirs (each stray

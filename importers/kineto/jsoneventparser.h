@@ -65,6 +65,11 @@ public:
         return isBlank(c) || c == ',' || c == ':' || c == '}' || c == ']' || c == '{' || c == '[' || c == '"';
     }
 
+    /// The '\n' bytes among `n` bytes at `p` (the tokenizer's line numbers), fast on any line length.
+    static std::int64_t countNewlines(const char *p, std::size_t n);
+    /// True for the top-level event keys parseEvent() reads; it skips the others.
+    static bool isEventKey(std::string_view key);
+
     /// One past the last byte the scanners may read; set it before each use.
     void setEnd(const char *end) { m_end = end; }
     /// Forgets the previous event's decoded text and makes room for events up to `maxEventBytes`.

@@ -13,40 +13,7 @@ constexpr std::int64_t kMaxReported = 50;
 constexpr auto isBlank = JsonEventParser::isBlank;
 constexpr auto closesString = JsonEventParser::closesString;
 constexpr auto endsToken = JsonEventParser::endsToken;
-
-// Eight bytes at a time: pretty-printed traces have a newline every few dozen bytes, so a memchr
-// per line would cost more than the parse. Per-byte match counts are summed in place (no popcount:
-// without -mpopcnt that is a library call per word).
-std::int64_t countNewlines(const char *p, std::size_t n)
-{
-    constexpr std::uint64_t kNewlines = 0x0a0a0a0a0a0a0a0aULL;
-    constexpr std::uint64_t kLow7 = 0x7f7f7f7f7f7f7f7fULL;
-    constexpr std::uint64_t kLanes = 0x00ff00ff00ff00ffULL;
-    const auto flush = [](std::uint64_t acc) {
-        const std::uint64_t pairs = (acc & kLanes) + ((acc >> 8) & kLanes); // four 16-bit sums
-        return static_cast<std::int64_t>((pairs * 0x0001000100010001ULL) >> 48);
-    };
-    std::int64_t count = 0;
-    std::uint64_t acc = 0; // eight byte-wide counters, flushed before any can pass 255
-    int words = 0;
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        std::uint64_t w;
-        std::memcpy(&w, p + i, 8);
-        const std::uint64_t x = w ^ kNewlines; // zero bytes where p had '\n'
-        const std::uint64_t zeroHigh = ~(((x & kLow7) + kLow7) | x | kLow7); // 0x80 per zero byte
-        acc += zeroHigh >> 7;
-        if (++words == 255) {
-            count += flush(acc);
-            acc = 0;
-            words = 0;
-        }
-    }
-    count += flush(acc);
-    for (; i < n; ++i)
-        count += p[i] == '\n';
-    return count;
-}
+constexpr auto countNewlines = JsonEventParser::countNewlines;
 
 } // namespace
 
@@ -58,6 +25,12 @@ JsonTokenizer::JsonTokenizer(InputStream &in, DiagnosticSink sink, ChunkHook hoo
 }
 
 JsonTokenizer::~JsonTokenizer() = default;
+
+void JsonTokenizer::setValueLimit(std::size_t bytes)
+{
+    m_limit = std::max<std::size_t>(bytes, 64);
+    m_condenser.setValueCap(m_limit);
+}
 
 bool JsonTokenizer::refill()
 {
@@ -73,8 +46,15 @@ bool JsonTokenizer::refill()
         m_cur = buf;
         m_end = buf + keep;
     }
-    if (keep == m_cap)
-        grow(); // one value larger than the buffer
+    if (keep == m_cap) {
+        // One value larger than the buffer: it may grow up to the value limit, no further, so that
+        // a 2 GiB string cannot take 4 GiB; callers stream what m_full says does not fit.
+        if (m_cap >= m_limit) {
+            m_full = true;
+            return false;
+        }
+        grow();
+    }
     buf = m_buf.get();
     const std::size_t got = m_in.read(buf + keep, m_cap - keep);
     m_end = buf + keep + got;
@@ -88,10 +68,11 @@ bool JsonTokenizer::refill()
 void JsonTokenizer::grow()
 {
     const auto keep = static_cast<std::size_t>(m_end - m_cur);
-    auto bigger = std::make_unique_for_overwrite<char[]>(m_cap * 2);
+    const std::size_t cap = std::min(m_cap * 2, std::max(m_cap, m_limit));
+    auto bigger = std::make_unique_for_overwrite<char[]>(cap);
     std::memcpy(bigger.get(), m_cur, keep);
     m_buf = std::move(bigger);
-    m_cap *= 2;
+    m_cap = cap;
     m_cur = m_buf.get();
     m_end = m_cur + keep;
 }
@@ -115,36 +96,34 @@ std::int64_t JsonTokenizer::lineAt(const char *pos) const
 
 void JsonTokenizer::report(Diagnostic::Severity severity, std::string message, const char *at)
 {
+    if (m_reported >= kMaxReported) { // before lineAt(), which scans the buffer
+        ++m_suppressed;
+        return;
+    }
+    report(severity, std::move(message), lineAt(at), offsetAt(at));
+}
+
+void JsonTokenizer::report(Diagnostic::Severity severity, std::string message, std::int64_t line, std::int64_t offset)
+{
     if (m_reported >= kMaxReported) {
         ++m_suppressed;
         return;
     }
     ++m_reported;
     if (m_sink)
-    {
-        Diagnostic d;
-        d.severity = severity;
-        d.code = "json-syntax";
-        d.message = std::move(message);
-        d.line = lineAt(at);
-        d.offset = offsetAt(at);
-        m_sink(std::move(d));
-    }
+        m_sink({.severity = severity, .code = "json-syntax", .message = std::move(message), .line = line, .offset = offset});
 }
 
 void JsonTokenizer::reportTruncated(const char *where)
 {
     m_truncated = true;
-    if (m_sink) {
-        Diagnostic d;
-        d.severity = Diagnostic::Severity::Error;
-        d.code = "truncated";
-        d.message = std::string("the file ends inside ") + where + " after " + std::to_string(m_events)
-            + " events (truncated?); everything before that point was kept";
-        d.line = lineAt(m_end);
-        d.offset = offsetAt(m_end);
-        m_sink(std::move(d));
-    }
+    if (m_sink)
+        m_sink({.severity = Diagnostic::Severity::Error,
+                .code = "truncated",
+                .message = std::string("the file ends inside ") + where + " after " + std::to_string(m_events)
+                    + " events (truncated?); everything before that point was kept",
+                .line = lineAt(m_end),
+                .offset = offsetAt(m_end)});
 }
 
 JsonTokenizer::Root JsonTokenizer::open()
@@ -193,22 +172,8 @@ bool JsonTokenizer::nextKey(std::string &key)
             report(Diagnostic::Severity::Error, "unexpected text between top-level keys; the rest of the file was not read", m_cur);
             break;
         }
-        JsonRaw k;
-        const char *p = m_cur;
-        m_parser.setEnd(m_end);
-        while (m_parser.scanString(p, k) != JsonEventParser::Result::Ok) {
-            if (!refill()) {
-                if (!m_cancelled)
-                    reportTruncated("a top-level key");
-                m_state = State::Done;
-                return false;
-            }
-            p = m_cur;
-            m_parser.setEnd(m_end);
-        }
-        m_parser.beginEvent(m_cap);
-        key = k.escaped ? std::string(m_parser.decode(k.text)) : std::string(k.text);
-        m_cur = p;
+        if (!readKey(key))
+            return false;
         if (!skipBlanks() || *m_cur != ':') {
             if (m_cur < m_end)
                 report(Diagnostic::Severity::Error, "expected ':' after top-level key \"" + key + "\"", m_cur);
@@ -263,12 +228,13 @@ void JsonTokenizer::leaveArray()
 
 // A byte-at-a-time state machine, so a top-level value of any size streams through without being
 // buffered whole. Only metadata goes through here, never the event array.
-bool JsonTokenizer::streamValue(std::string *out, std::size_t cap, bool *cut)
+bool JsonTokenizer::streamValue(std::string *out, std::size_t cap, bool *cut, const char *where)
 {
     m_valuePending = false;
     enum class Mode { Start, Normal, String, Escape, Quote, Token } mode = Mode::Start;
     std::int64_t depth = 0;
     std::string blanks; // blanks after a quote that may or may not close its string
+    bool blanksCut = false;
     const auto put = [&](char c) {
         if (!out)
             return;
@@ -285,7 +251,7 @@ bool JsonTokenizer::streamValue(std::string *out, std::size_t cap, bool *cut)
                 return true;
             }
             if (!m_cancelled)
-                reportTruncated("a top-level value");
+                reportTruncated(where);
             m_state = State::Done;
             return false;
         }
@@ -317,6 +283,7 @@ bool JsonTokenizer::streamValue(std::string *out, std::size_t cap, bool *cut)
             ++m_cur;
             if (c == '"') {
                 blanks.clear();
+                blanksCut = false;
                 mode = Mode::Quote;
             } else {
                 put(c);
@@ -331,7 +298,11 @@ bool JsonTokenizer::streamValue(std::string *out, std::size_t cap, bool *cut)
             break;
         case Mode::Quote:
             if (isBlank(c)) {
-                blanks.push_back(c);
+                // Blanks past the cap would be cut if the quote is stray, and are dropped if it closes.
+                if (out && out->size() + blanks.size() < cap)
+                    blanks.push_back(c);
+                else if (out && cut)
+                    blanksCut = true;
                 ++m_cur;
             } else if (closesString(c)) {
                 put('"');
@@ -344,6 +315,8 @@ bool JsonTokenizer::streamValue(std::string *out, std::size_t cap, bool *cut)
                 put('"');
                 for (char b : blanks)
                     put(b);
+                if (blanksCut)
+                    *cut = true;
                 mode = Mode::String; // c is read again as string content
             }
             break;
@@ -427,6 +400,11 @@ bool JsonTokenizer::nextEvent(JsonEvent &ev)
             }
             // The event runs past the buffer: compact, refill and parse it again from its start.
             if (!refill()) {
+                if (m_full) {
+                    if (condenseEvent(ev))
+                        return true;
+                    break;
+                }
                 if (!m_cancelled)
                     reportTruncated("the event array");
                 m_state = State::Done;
@@ -435,6 +413,86 @@ bool JsonTokenizer::nextEvent(JsonEvent &ev)
         }
     }
     return false;
+}
+
+// Keys stream like values, which bounds them by the value limit as well. A cut one is reported
+// without a line: finding it would cost a scan of the buffer for every key.
+bool JsonTokenizer::readKey(std::string &key)
+{
+    const std::int64_t offset = offsetAt(m_cur);
+    std::string raw;
+    bool cut = false;
+    if (!streamValue(&raw, m_limit, &cut, "a top-level key"))
+        return false;
+    raw.erase(0, 1); // the quotes
+    if (!cut && !raw.empty())
+        raw.pop_back();
+    key.resize(raw.size());
+    key.resize(JsonRaw::unescapeTo(raw, key.data()));
+    if (cut)
+        reportCut({}, 1, offset, -1);
+    return true;
+}
+
+// An event that does not fit a buffer of the value limit: streamed through the condenser, which
+// keeps a bounded copy, and that copy is parsed like any event.
+bool JsonTokenizer::condenseEvent(JsonEvent &ev)
+{
+    m_full = false;
+    const std::int64_t line = lineAt(m_cur);
+    const std::int64_t offset = offsetAt(m_cur);
+    m_condenser.begin();
+    JsonEventCondenser::Status st = JsonEventCondenser::Status::NeedMore;
+    while ((st = m_condenser.feed(m_cur, m_end)) == JsonEventCondenser::Status::NeedMore) {
+        if (!refill()) {
+            if (!m_cancelled)
+                reportTruncated("the event array");
+            m_state = State::Done;
+            return false;
+        }
+    }
+    if (m_condenser.cutCount() > 0)
+        reportCut(m_condenser.cuts().front(), m_condenser.cutCount(), offset, line);
+    m_afterItem = true;
+    const char *why = "the copy of the event is incomplete";
+    if (st == JsonEventCondenser::Status::Done) {
+        const std::string_view text = m_condenser.text();
+        m_parser.beginEvent(text.size());
+        m_parser.setEnd(text.data() + text.size());
+        const char *p = text.data();
+        const auto result = m_parser.parseEvent(p, ev);
+        if (result == JsonEventParser::Result::Ok) {
+            ev.offset = offset;
+            ++m_events;
+            return true;
+        }
+        if (result == JsonEventParser::Result::Syntax)
+            why = m_parser.errorMessage();
+    }
+    ++m_brokenEvents;
+    if (st == JsonEventCondenser::Status::Broken) {
+        report(Diagnostic::Severity::Error, std::string("cannot read an event (") + m_condenser.brokenReason() + "); it was skipped",
+               line + m_condenser.brokenLines(), offset + m_condenser.brokenOffset());
+    } else if (st == JsonEventCondenser::Status::Unclosed) {
+        m_afterItem = *m_cur != '{';
+        report(Diagnostic::Severity::Error, "cannot read an event (it has no closing '}'); it was skipped", m_cur);
+    } else {
+        report(Diagnostic::Severity::Error, std::string("cannot read an event (") + why + "); it was skipped", line, offset);
+    }
+    return false;
+}
+
+// One warning per event, counting its cuts; the importer adds the counts up per file.
+void JsonTokenizer::reportCut(const JsonEventCondenser::Cut &cut, std::int64_t count, std::int64_t eventOffset,
+                              std::int64_t eventLine)
+{
+    m_cutValues += count;
+    if (m_sink)
+        m_sink({.code = "value-too-long",
+                .message = m_condenser.describe(cut),
+                .line = eventLine < 0 ? -1 : eventLine + cut.lines,
+                .offset = eventOffset + cut.offset,
+                .count = count});
 }
 
 } // namespace rs

@@ -10,9 +10,17 @@
 // non-blank character is one of , : } ]), string pids/tids, bare inf/nan tokens, unknown keys
 // anywhere, a truncated file (an error with the byte offset; everything before it is kept) and
 // garbage inside an event (an error with offset and line; the event is skipped, the rest is read).
+//
+// Memory stays bounded whatever the file holds (issue 11): the buffer grows for an event larger
+// than a chunk only up to the value limit (16 MiB). An event that does not fit then is read as a
+// stream by JsonEventCondenser, which keeps a compact copy with every string longer than the limit
+// cut (and, in pathological events, elements dropped); each cut is a `value-too-long` warning at
+// the value's offset, so the file gets one warning counting them. Top-level keys and values are
+// bounded the same way.
 
 #include "diagnostic.h"
 #include "inputstream.h"
+#include "jsoneventcondenser.h"
 #include "jsoneventparser.h"
 
 #include <cstdint>
@@ -37,11 +45,17 @@ public:
         Empty,   ///< nothing but whitespace
     };
 
+    /// The longest string kept whole; longer ones are cut (and events larger than it streamed).
+    static constexpr std::size_t kDefaultValueLimit = std::size_t(16) << 20;
+
     JsonTokenizer(InputStream &in, DiagnosticSink sink, ChunkHook hook = {}, std::size_t chunkBytes = 1 << 20);
     ~JsonTokenizer();
     JsonTokenizer(const JsonTokenizer &) = delete;
     JsonTokenizer &operator=(const JsonTokenizer &) = delete;
 
+    /// Changes the value limit (tests use small ones); call before open(). The buffer never
+    /// shrinks below the first chunk, so an event that fits the first chunk is never cut.
+    void setValueLimit(std::size_t bytes);
     /// Reads up to the first '{' or '['. Call once, first.
     Root open();
     /// Object root: advances to the next top-level key (skipping an unconsumed previous value).
@@ -63,6 +77,8 @@ public:
     bool truncated() const { return m_truncated; }
     /// Events skipped because they could not be parsed.
     std::int64_t brokenEvents() const { return m_brokenEvents; }
+    /// Strings cut and values dropped because they were longer than the value limit.
+    std::int64_t cutValues() const { return m_cutValues; }
     /// Event errors beyond the reporting cap (counted, not sent to the sink).
     std::int64_t suppressedErrors() const { return m_suppressed; }
 
@@ -75,26 +91,33 @@ private:
     std::int64_t lineAt(const char *pos) const;
     std::int64_t offsetAt(const char *pos) const { return m_base + (pos - m_buf.get()); }
     void report(Diagnostic::Severity severity, std::string message, const char *at);
+    void report(Diagnostic::Severity severity, std::string message, std::int64_t line, std::int64_t offset);
     void reportTruncated(const char *where);
     void leaveArray();
-    bool streamValue(std::string *out, std::size_t cap, bool *cut);
+    bool streamValue(std::string *out, std::size_t cap, bool *cut, const char *where = "a top-level value");
+    bool readKey(std::string &key);
     void skipJunk();
+    bool condenseEvent(JsonEvent &ev);
+    void reportCut(const JsonEventCondenser::Cut &cut, std::int64_t count, std::int64_t eventOffset, std::int64_t eventLine);
 
     InputStream &m_in;
     DiagnosticSink m_sink;
     ChunkHook m_hook;
     std::size_t m_cap;
+    std::size_t m_limit = kDefaultValueLimit;
     std::unique_ptr<char[]> m_buf;
     const char *m_cur = nullptr; // first byte not yet consumed
     const char *m_end = nullptr; // one past the last valid byte
     std::int64_t m_base = 0;        // stream offset of m_buf[0]
     std::int64_t m_linesBefore = 0; // '\n' in the stream before m_buf[0]
     JsonEventParser m_parser;
+    JsonEventCondenser m_condenser{kDefaultValueLimit};
     State m_state = State::Start;
     bool m_rootIsArray = false;
     bool m_afterItem = false;    // a value was read at the current level; ',' or a closer comes next
     bool m_valuePending = false; // nextKey() returned and the value was not consumed yet
     bool m_eof = false;
+    bool m_full = false; // refill() stopped: the value at m_cur fills a buffer of the value limit
     bool m_cancelled = false;
     bool m_truncated = false;
     bool m_warnedComma = false;
@@ -102,6 +125,7 @@ private:
     std::int64_t m_reported = 0;
     std::int64_t m_suppressed = 0;
     std::int64_t m_events = 0;
+    std::int64_t m_cutValues = 0;
 };
 
 } // namespace rs

@@ -54,6 +54,11 @@ void KinetoImporter::import(InputStream &in, SourceBuilder &out, ImportContext &
                 out.error(d.code, std::move(d.message), d.line, d.offset);
             else
                 out.warning(d.code, std::move(d.message), d.line, d.offset);
+            // One report may stand for several occurrences (the values cut in one event).
+            if (d.count > 1)
+                for (Diagnostic &same : out.source().diagnostics)
+                    if (same.code == d.code && same.severity == d.severity)
+                        same.count += d.count - 1;
         },
         [&in, &ctx] {
             ctx.reportProgress(in.compressedBytesRead(), in.compressedSize());

@@ -6,14 +6,19 @@
 //   * raw form `[[time_ns, action, bytes, category], ...]` → one Counter track per category
 //     (parameter, optimizer state, input, temporary, activation, gradient, autograd detail,
 //     unknown) plus a total, as running sums of the signed byte changes; counts.traceEntries =
-//     rows. Rows with time -1 (tensors that existed before profiling) are placed at the first time.
+//     rows. Rows with time -1 (tensors that existed before profiling) are placed at the first real
+//     time (the earliest: the profiler writes rows in time order).
 //   * plain form `[times, sizes]` (sizes[i] = bytes per category at times[i]) → the same tracks.
 // Times above 1e17 are epoch ns, above 1e14 epoch µs; smaller ones have no clock.
 //
 // Caveats it knows: the category index order is the profiler's _CATEGORY_TO_INDEX (parameter
-// first, unknown last) and extra indexes are shown as "category N"; the file is parsed whole
-// (these exports are small); actions are not needed for the sums because the writer already
-// signs the bytes (negative for DESTROY and the old half of INCREMENT_VERSION).
+// first, unknown last) and extra indexes are shown as "category N"; actions are not needed for
+// the sums because the writer already signs the bytes (negative for DESTROY and the old half of
+// INCREMENT_VERSION).
+//
+// The file is streamed (issue 11: a 1.5 GiB export took 2 GB read whole): TimelineJsonReader reads
+// it a megabyte at a time and MemoryTimelineParser keeps only running levels and the samples, so
+// memory follows the output, not the file. A JSON error keeps what came before it.
 
 #include "importer.h"
 

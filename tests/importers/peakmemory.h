@@ -1,0 +1,30 @@
+#pragma once
+// Peak resident memory of the test process, for bounds on what an import may take. The peak is a
+// high-water mark, so a test resets it first (Linux: /proc/self/clear_refs); where that is refused
+// the figure includes whatever ran before.
+
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <fstream>
+
+namespace rs::test {
+
+/// Resets the process's peak RSS to its current RSS; false when the system does not allow it.
+inline bool resetPeakRss()
+{
+    std::ofstream f("/proc/self/clear_refs");
+    f << "5";
+    f.flush();
+    return bool(f);
+}
+
+/// The peak resident memory of the process since it started or since resetPeakRss(), in bytes.
+inline std::int64_t peakRssBytes()
+{
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return std::int64_t(ru.ru_maxrss) * 1024;
+}
+
+} // namespace rs::test
