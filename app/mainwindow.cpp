@@ -531,6 +531,9 @@ void MainWindow::setAnalysis(AnalysisPtr analysis)
                                                                                          : m_analysis->summary.firstSentence());
         status += QStringLiteral(" — ") + m_statusText->fontMetrics().elidedText(top, Qt::ElideRight, 520);
     }
+    // A source the axis leaves out (decades away, or a counter above its GPU) is said, not hidden.
+    if (const auto left = static_cast<qint64>(m_analysis->extent.leftOut.size()))
+        status += QStringLiteral("  ·  ") + countOf(left, tr("source"), tr("sources")) + tr(" left out of the time axis or memory scale — see Import Log");
     m_statusText->setText(m_sessionStatus.isEmpty() ? status : status + QStringLiteral("  ·  ") + m_sessionStatus);
 
     if (m_selectTopFinding) {

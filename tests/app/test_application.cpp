@@ -4,6 +4,7 @@
 // source changed says so. The current view exports as a figure with the annotations in it.
 
 #include "application.h"
+#include "testtrace.h"
 
 #include "annotations/annotationstore.h"
 #include "compare/compareview.h"
@@ -11,6 +12,8 @@
 #include "export/figureexporter.h"
 #include "exportactions.h"
 #include "panels/clockoffsetspanel.h"
+#include "panels/importlogpanel.h"
+#include "models/diagnosticsmodel.h"
 #include "timeline/timelineview.h"
 #include "timeline/trackfinder.h"
 #include "viewstate.h"
@@ -109,6 +112,35 @@ private Q_SLOTS:
         auto *status = w.findChild<QLabel *>(QStringLiteral("statusText"));
         QVERIFY(status);
         QVERIFY2(status->text().contains(QLatin1String("Rank 2 ran out of GPU memory")), qPrintable(status->text()));
+    }
+
+    // One bad source beside the demo (its trace's clock 30 years off) does not squeeze the view: the
+    // axis is the demo's, the status bar says a source was left out, the Import Log says which and why.
+    void badSourceIsLeftOutOfTheAxis()
+    {
+        QTemporaryDir dir;
+        const long long thirtyYears = 30LL * 365 * 86400 * 1000000000LL;
+        const QString bad = dir.filePath(QStringLiteral("broken-clock.json"));
+        {
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(rs::test::kinetoTrace(3, 4, 2, 1719792000000000000LL + thirtyYears)));
+        }
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        const rs::TimeRange demoRange = app.window().viewState()->fullRange();
+        QVERIFY(openAndWait(app, {kDemo, bad}));
+        rs::MainWindow &w = app.window();
+        QCOMPARE(w.viewState()->fullRange(), demoRange);
+        auto *status = w.findChild<QLabel *>(QStringLiteral("statusText"));
+        QVERIFY2(status->text().contains(QLatin1String("1 source left out of the time axis")), qPrintable(status->text()));
+        const rs::DiagnosticsModel *log = w.importLogPanel()->diagnosticsModel();
+        bool named = false;
+        for (int row = 0; row < log->rowCount(); ++row)
+            named |= log->index(row, rs::DiagnosticsModel::CodeColumn).data().toString() == QLatin1String("time-outside-incident")
+                && log->index(row, rs::DiagnosticsModel::FileColumn).data().toString() == QLatin1String("broken-clock.json")
+                && log->index(row, rs::DiagnosticsModel::MessageColumn).data().toString().contains(QLatin1String("30 years after"));
+        QVERIFY(named);
     }
 
     // Both tabs render for the demo; with RANKSCOPE_SCREENSHOTS=DIR the pictures are kept to look at.
