@@ -150,6 +150,11 @@ bool LogParser::scrub(std::string_view &line, std::int64_t lineNo)
 void LogParser::feed(std::string_view line, std::int64_t lineNo)
 {
     const PeeledLine w = m_wrapper.peel(line);
+    if (w.implausibleRank)
+        m_out.warning("rank-implausible",
+                      "launcher tag '" + std::string(line.substr(0, std::min<std::size_t>(w.peeledBytes, 40)))
+                          + "' names no rank (2^20 or more); the line's records are not credited to any rank",
+                      lineNo);
     std::string_view text = w.text;
     if (!scrub(text, lineNo)) {
         flushWrapped();

@@ -141,6 +141,7 @@ struct LineWrapper::Shape {
     bool weak = false;
     std::string key;        // the shape's identity in the statistics (weak shapes only)
     RankId rank = kNoRank;
+    bool implausibleRank = false;
     TimeNs time = kNoTime;
     std::string_view origin;
 };
@@ -172,6 +173,14 @@ std::optional<LineWrapper::RankTag> LineWrapper::rankTag(std::string_view line)
             }
         }
         const std::size_t n = digitRun(line, i);
+        // A launcher tag whose number is no rank (a garbled or hostile line): still a tag, so the
+        // record behind it is read, but nobody's rank (plausible::kMaxRank is 2^20, 7 digits).
+        if (named && n > 6 && n < 20 && line.substr(i + n, 2) == "]:") {
+            RankTag t{kNoRank, i + n + 2, false, true};
+            if (t.length < line.size() && line[t.length] == ' ')
+                ++t.length;
+            return t;
+        }
         if (n == 0 || n > 6)
             return std::nullopt;
         const std::size_t close = i + n;
@@ -309,6 +318,7 @@ std::optional<LineWrapper::Shape> LineWrapper::shapeAt(std::string_view s) const
         sh.length = t->length;
         sh.weak = t->weak;
         sh.rank = t->rank;
+        sh.implausibleRank = t->implausible;
         sh.key = s[0] == '[' ? "[#] " : (s.find("rank") < t->length ? "rank#: " : "#: ");
         return sh;
     }
@@ -487,6 +497,7 @@ PeeledLine LineWrapper::peel(std::string_view line)
         out.shapes |= sh.kind;
         if (sh.rank != kNoRank)
             out.rank = sh.rank;
+        out.implausibleRank |= sh.implausibleRank;
         if (sh.time != kNoTime)
             out.time = sh.time;
         if (!sh.origin.empty())

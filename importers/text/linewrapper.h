@@ -57,6 +57,9 @@ struct PeeledLine {
     std::string_view origin;
     /// WrapperShape bits of what was peeled (WrapAnsi also when sequences were removed mid-line).
     std::uint32_t shapes = 0;
+    /// A launcher tag was peeled whose number is no rank (`[rank999999999]:`, 2^20 or more): its
+    /// records have no rank (`rank` stays kNoRank) and the caller reports the line.
+    bool implausibleRank = false;
 };
 
 class LineWrapper
@@ -79,6 +82,7 @@ public:
         RankId rank = kNoRank;
         std::size_t length = 0; ///< bytes to skip, including one following space
         bool weak = false;      ///< a label (`3: `, `rank3: `, `[3] `) that prose could also write
+        bool implausible = false; ///< `[rankN]:` / `[defaultN]:` with N of 7 to 19 digits: a tag, but no rank
     };
     static std::optional<RankTag> rankTag(std::string_view line);
 

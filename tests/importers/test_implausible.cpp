@@ -40,6 +40,8 @@ private Q_SLOTS:
     void distributedInfo_data();
     void distributedInfo();
     void traceValuesAndLocations();
+    void launcherTagWithNoRank_data();
+    void launcherTagWithNoRank();
 };
 
 void TestImplausible::values_data()
@@ -150,6 +152,40 @@ void TestImplausible::traceValuesAndLocations()
     QCOMPARE(located["memory-value-implausible"], offsetOf(huge));
     QCOMPARE(located.count("event-bad-time"), std::size_t(1));
     QCOMPARE(located["event-bad-time"], offsetOf(future));
+}
+
+// "[rank999999999]: ... OutOfMemoryError" is a tag, but no rank: the OOM is read, credited to no
+// rank (not to rank 0 or to the number cut short), and the line is reported. A real tag still works.
+void TestImplausible::launcherTagWithNoRank_data()
+{
+    QTest::addColumn<QString>("tag");
+    QTest::addColumn<int>("rank"); // -1: none
+    QTest::addColumn<bool>("warned");
+    QTest::newRow("rank 999999999") << QStringLiteral("[rank999999999]:") << -1 << true;
+    QTest::newRow("default 2^63") << QStringLiteral("[default9223372036854775808]:") << -1 << true;
+    QTest::newRow("rank 3") << QStringLiteral("[rank3]:") << 3 << false;
+    QTest::newRow("rank 999999 (6 digits)") << QStringLiteral("[rank999999]:") << 999999 << false;
+}
+
+void TestImplausible::launcherTagWithNoRank()
+{
+    QFETCH(QString, tag);
+    QFETCH(int, rank);
+    QFETCH(bool, warned);
+    const std::string line = tag.toStdString()
+        + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB "
+          "of which 1.00 GiB is free. Of the allocated memory 70.00 GiB is allocated by PyTorch\n";
+    const SourceBuilder b = import("2024-05-01 10:00:00,000 INFO start\n" + line, "train.log");
+    QCOMPARE(b.ooms().size(), std::size_t(1));
+    QCOMPARE(b.ooms().front().rank, RankId(rank));
+    QCOMPARE(b.ooms().front().requested, std::int64_t(2) << 30);
+    bool found = false;
+    for (const Diagnostic &d : b.source().diagnostics)
+        if (d.code == "rank-implausible") {
+            found = true;
+            QCOMPARE(d.line, std::int64_t(2));
+        }
+    QCOMPARE(found, warned);
 }
 
 QTEST_GUILESS_MAIN(TestImplausible)
