@@ -30,6 +30,7 @@ class PickleInput
 {
 public:
     static constexpr std::size_t kChunk = std::size_t(1) << 20;
+    static constexpr std::size_t kFirstChunk = std::size_t(64) << 10;
 
     /// Bytes already in memory: read in place, their size known exactly.
     PickleInput(std::string_view whole, std::uint64_t maxBytes);
