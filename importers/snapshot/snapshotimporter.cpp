@@ -1,9 +1,11 @@
 #include "snapshotimporter.h"
 
 #include "pickle/restrictedunpickler.h"
+#include "plausible.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 namespace rs {
@@ -112,7 +114,49 @@ public:
                           "order and the snapshot has no wall clock");
     }
 
+    /// One counted warning for every number the model could not take, with the first one's offset.
+    void reportImplausible()
+    {
+        if (m_implausible == 0)
+            return;
+        m_out.warning("snapshot-value-implausible",
+                      std::to_string(m_implausible) + " numbers no allocator writes (sizes of 2^50 bytes or more or negative, "
+                          "times negative or past 2100, device ids past 1023, totals that overflow) were not used, with the "
+                          "segment, block or trace entry holding them; the first: " + m_firstImplausible,
+                      -1, m_implausibleOffset);
+    }
+
 private:
+    void implausible(const PickleValue &v, std::string_view what)
+    {
+        if (m_implausible++ == 0) {
+            m_firstImplausible = std::string(what) + " = " + (v.type == PickleValue::Type::Int ? std::to_string(v.integer) : std::string("(beyond 64 bits)"));
+            m_implausibleOffset = v.offset;
+        }
+    }
+    // A byte count under `key`: 0 when absent or not a number (as intOr), nullopt when implausible.
+    std::optional<std::int64_t> bytesOf(const PickleValue &d, std::string_view key)
+    {
+        const PickleValue *v = d.get(key);
+        if (!v || (v->type != PickleValue::Type::Int && v->type != PickleValue::Type::BigInt))
+            return 0;
+        if (v->type == PickleValue::Type::Int && plausible::bytes(v->integer))
+            return v->integer;
+        implausible(*v, key);
+        return std::nullopt;
+    }
+    // Adds without wrapping; false (reported) when the sum leaves the plausible range.
+    bool addBytes(std::int64_t &sum, std::int64_t delta, const PickleValue &at, std::string_view what)
+    {
+        std::int64_t next = 0;
+        if (__builtin_add_overflow(sum, delta, &next) || next <= -plausible::kMaxBytes || next >= plausible::kMaxBytes) {
+            implausible(at, what);
+            return false;
+        }
+        sum = next;
+        return true;
+    }
+
     static bool isSegment(const PickleValue &s)
     {
         return s.type == PickleValue::Type::Dict && (s.get("total_size") || s.get("blocks"));
@@ -143,11 +187,19 @@ private:
     void segment(const PickleValue &s, std::map<int, std::int64_t> &allocated, std::map<int, std::int64_t> &reserved)
     {
         SegmentRecord seg;
-        seg.device = static_cast<std::int32_t>(s.intOr("device", 0));
+        const std::int64_t device = s.intOr("device", 0);
+        if (device < 0 || device > 1023) {
+            implausible(*s.get("device"), "device");
+            return;
+        }
+        seg.device = static_cast<std::int32_t>(device);
         seg.address = static_cast<std::uint64_t>(s.intOr("address", 0));
-        seg.totalSize = s.intOr("total_size", 0);
-        seg.allocatedSize = s.intOr("allocated_size", 0);
-        seg.activeSize = s.intOr("active_size", 0);
+        const auto total = bytesOf(s, "total_size"), allocatedSize = bytesOf(s, "allocated_size"), active = bytesOf(s, "active_size");
+        if (!total || !allocatedSize || !active)
+            return;
+        seg.totalSize = *total;
+        seg.allocatedSize = *allocatedSize;
+        seg.activeSize = *active;
         seg.large = s.stringOr("segment_type") != "small";
         seg.expandable = s.intOr("is_expandable", 0) != 0;
         if (const PickleValue *pool = s.get("segment_pool_id"); pool && pool->isList())
@@ -161,10 +213,13 @@ private:
                 if (!b || b->type != PickleValue::Type::Dict)
                     continue;
                 SegmentRecord::Block blk;
-                blk.size = b->intOr("size", 0);
+                const auto size = bytesOf(*b, "size"), requested = bytesOf(*b, "requested_size");
+                if (!size || !requested)
+                    continue;
+                blk.size = *size;
                 blk.address = b->get("address") ? static_cast<std::uint64_t>(b->intOr("address", 0)) : next;
                 next = blk.address + static_cast<std::uint64_t>(std::max<std::int64_t>(blk.size, 0));
-                blk.requested = b->intOr("requested_size", 0);
+                blk.requested = *requested;
                 const std::string_view state = b->stringOr("state");
                 blk.state = state == "active_allocated" ? SegmentRecord::Block::State::Allocated
                     : (state == "active_awaiting_free" || state == "active_pending_free")
@@ -178,8 +233,9 @@ private:
                 seg.blocks.push_back(blk);
             }
         }
-        allocated[seg.device] += seg.allocatedSize;
-        reserved[seg.device] += seg.totalSize;
+        if (!addBytes(allocated[seg.device], seg.allocatedSize, s, "allocated_size total")
+            || !addBytes(reserved[seg.device], seg.totalSize, s, "total_size total"))
+            return;
         ++m_out.source().counts.segments;
         m_out.allocator().segments.push_back(std::move(seg));
     }
@@ -201,13 +257,24 @@ private:
             const PickleValue *t = e->get("time_us");
             TimeNs time = seq * 1000;
             if (t && t->isInt()) {
+                // Epoch µs up to 2100 (or small relative ones); anything else is no allocator's clock.
+                if (t->integer < 0 || t->integer >= plausible::kMaxEpochNs / 1000) {
+                    implausible(*t, "time_us");
+                    ++seq;
+                    continue;
+                }
                 time = t->integer * 1000;
                 m_anyTimed = true;
             } else {
                 m_hasClock = false;
             }
             const std::string_view action = e->stringOr("action");
-            const std::int64_t size = e->intOr("size", 0);
+            const auto checkedSize = bytesOf(*e, "size");
+            if (!checkedSize) {
+                ++seq;
+                continue;
+            }
+            const std::int64_t size = *checkedSize;
             const auto addr = static_cast<std::uint64_t>(e->intOr("addr", 0));
             std::int64_t da = 0, dr = 0;
             if (action == "alloc") {
@@ -236,7 +303,8 @@ private:
                 o.device = device;
                 o.time = (t && t->isInt()) ? time : kNoTime;
                 o.requested = size;
-                o.free = e->intOr("device_free", -1);
+                const std::int64_t freeBytes = e->intOr("device_free", -1);
+                o.free = plausible::bytes(freeBytes) ? freeBytes : -1;
                 o.text = "CUDA out of memory (allocator snapshot oom entry on " + dev + ")";
                 m_out.addOom(std::move(o));
                 ++m_out.source().counts.oomMessages;
@@ -248,20 +316,35 @@ private:
         }
         if (times.empty())
             return;
-        series(TrackKind::MemoryAllocated, device, "Snapshot allocated (" + dev + ")", times, allocDelta, finalAllocated);
-        series(TrackKind::MemoryReserved, device, "Snapshot reserved (" + dev + ")", times, reserveDelta, finalReserved);
+        series(TrackKind::MemoryAllocated, device, "Snapshot allocated (" + dev + ")", times, allocDelta, finalAllocated, entries);
+        series(TrackKind::MemoryReserved, device, "Snapshot reserved (" + dev + ")", times, reserveDelta, finalReserved, entries);
     }
 
     // Running sums anchored so that the last value is the snapshot's own total.
     void series(TrackKind kind, int device, const std::string &name, const std::vector<TimeNs> &times,
-                const std::vector<std::int64_t> &delta, std::int64_t finalValue)
+                const std::vector<std::int64_t> &delta, std::int64_t finalValue, const PickleValue &entries)
     {
-        std::int64_t total = 0;
-        for (auto d : delta)
-            total += d;
+        // Each delta is below 2^50 but millions of them could still wrap: stop at 2^62, and leave a
+        // series whose values no GPU could hold out of the model.
+        constexpr std::int64_t kWide = std::int64_t(1) << 62;
+        std::int64_t total = 0, low = 0, high = 0;
+        for (auto d : delta) {
+            total += d; // |total| < 2^62 before, |d| < 2^50: no overflow
+            if (total <= -kWide || total >= kWide) {
+                implausible(entries, name);
+                return;
+            }
+            low = std::min(low, total);
+            high = std::max(high, total);
+        }
+        const std::int64_t start = finalValue - total;
+        if (start + low <= -plausible::kMaxBytes || start + high >= plausible::kMaxBytes) {
+            implausible(entries, name);
+            return;
+        }
         const TrackId id = m_out.track(kind, 0, 0, device);
         m_out.trackAt(id).name = m_out.intern(name);
-        std::int64_t running = finalValue - total;
+        std::int64_t running = start;
         for (std::size_t i = 0; i < times.size(); ++i) {
             running += delta[i];
             // Only changes make samples; an unchanged value adds nothing to a step curve.
@@ -271,6 +354,9 @@ private:
     }
 
     SourceBuilder &m_out;
+    std::int64_t m_implausible = 0;
+    std::string m_firstImplausible;
+    std::int64_t m_implausibleOffset = -1;
     std::unordered_map<const PickleValue *, std::int32_t> m_stacks;
     bool m_hasClock = true;
     bool m_anyTimed = false;
@@ -328,7 +414,9 @@ void SnapshotImporter::import(InputStream &in, SourceBuilder &out, ImportContext
         out.error(failure.code, failure.message, -1, failure.offset);
         return;
     }
-    SnapshotReader(out).read(*root);
+    SnapshotReader reader(out);
+    reader.read(*root);
+    reader.reportImplausible();
 }
 
 } // namespace rs

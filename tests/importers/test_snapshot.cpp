@@ -112,6 +112,7 @@ private Q_SLOTS:
     void unpicklerRejects();
     void snapshotMapping();
     void snapshotWithGlobalIsRejected();
+    void implausibleNumbersAreNotUsed();
     void bareSegmentList();
     void pt20BlockHistory();
     void badStructures_data();
@@ -270,6 +271,53 @@ void TestSnapshot::snapshotMapping()
     QCOMPARE(b.ooms()[0].requested, 8 * MiB);
     QCOMPARE(b.ooms()[0].free, MiB / 2);
     QCOMPARE(b.ooms()[0].time, TimeNs(5000000));
+}
+
+// Sizes of 2^50 bytes and more, times past 2100 and totals that would wrap are not used: one counted
+// warning with the first one's offset; the good segment and entries beside them are kept.
+void TestSnapshot::implausibleNumbersAreNotUsed()
+{
+    constexpr std::int64_t MiB = 1 << 20;
+    Pickle p;
+    p.dict().mark();
+    p.str("segments").list().mark();
+    auto segment = [&p](std::int64_t total) {
+        p.dict().mark().str("device").integer(0).str("address").integer(0x1000000).str("total_size").integer(total)
+            .str("allocated_size").integer(MiB).str("active_size").integer(MiB).str("segment_type").str("large").setItems();
+    };
+    segment(4 * MiB);
+    segment(std::int64_t(1) << 60); // 1 EiB
+    p.appends();
+    p.str("device_traces").list().mark().list().mark();
+    entry(p, "alloc", 0x1000000, 1 * MiB, 1000, -1, 10);
+    entry(p, "alloc", 0x2000000, std::int64_t(1) << 62, 2000, 10); // a size no GPU has
+    entry(p, "alloc", 0x3000000, 1 * MiB, 5000000000000000, 10);    // a time in 2128
+    entry(p, "alloc", 0x4000000, 1 * MiB, 3000, 10);
+    p.appends();
+    // A second device whose allocations add up past 2^50 without any one being implausible.
+    p.list().mark();
+    for (int i = 0; i < 40; ++i)
+        entry(p, "alloc", 0x5000000 + i, std::int64_t(1) << 46, 4000 + i, 10);
+    p.appends();
+    p.appends();
+    p.setItems();
+    const SourceBuilder b = importBytes(p.done());
+    QCOMPARE(b.source().counts.segments, 1);
+    QCOMPARE(b.allocator().allocations.size(), std::size_t(2 + 40));
+    const Diagnostic *d = nullptr;
+    for (const Diagnostic &x : b.source().diagnostics)
+        if (x.code == "snapshot-value-implausible")
+            d = &x;
+    QVERIFY(d);
+    QVERIFY2(d->message.find("4 numbers") != std::string::npos, d->message.c_str());
+    QVERIFY2(d->message.find("total_size = 1152921504606846976") != std::string::npos, d->message.c_str());
+    QVERIFY(d->offset > 0);
+    // Device 0's counters stay what its good entries say; device 1's would pass 2^50: not drawn.
+    for (const Track &t : b.tracks()) {
+        QVERIFY(t.device == 0 || t.kind != TrackKind::MemoryAllocated);
+        for (const double v : t.counter.values)
+            QVERIFY(v >= 0 && v < double(std::int64_t(1) << 50));
+    }
 }
 
 void TestSnapshot::snapshotWithGlobalIsRejected()
