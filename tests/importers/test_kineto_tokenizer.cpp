@@ -4,6 +4,7 @@
 
 #include "kineto/jsontokenizer.h"
 #include "kinetotesthelpers.h"
+#include "ownedevent.h"
 
 #include <QDirIterator>
 #include <QTest>
@@ -17,13 +18,7 @@ using namespace rs::test;
 
 namespace {
 
-// An owning copy of a JsonEvent, so events can be compared after the tokenizer moved on.
-struct Ev {
-    std::string ph, cat, name, pid, tid, ts, dur, args;
-    std::vector<std::pair<std::string, std::string>> argList;
-    std::int64_t offset = 0;
-    bool operator==(const Ev &) const = default;
-};
+using Ev = OwnedEvent;
 
 struct Run {
     JsonTokenizer::Root root = JsonTokenizer::Root::Empty;
@@ -45,11 +40,7 @@ Run tokenize(const std::string &bytes, std::size_t chunk, std::size_t cap = 1 <<
     JsonEvent ev;
     const auto take = [&] {
         while (tok.nextEvent(ev)) {
-            Ev e{std::string(ev.ph.text), std::string(ev.cat.text), std::string(ev.name.text), std::string(ev.pid.text),
-                 std::string(ev.tid.text), std::string(ev.ts.text), std::string(ev.dur.text), std::string(ev.args), {}, ev.offset};
-            for (const auto &[k, v] : ev.argList)
-                e.argList.emplace_back(std::string(k), std::string(v.text));
-            run.events.push_back(std::move(e));
+            run.events.push_back(ownedCopy(ev, [](const JsonRaw &v) { return std::string(v.text); }));
         }
     };
     run.root = tok.open();
