@@ -1,5 +1,7 @@
 #include "linewrapper.h"
 
+#include "plausible.h"
+
 #include <QDate>
 #include <QDateTime>
 #include <QTime>
@@ -85,6 +87,9 @@ std::optional<IsoStamp> isoStamp(std::string_view s, const std::string &zone)
     const int y = number(s, 0, 4), mo = number(s, 5, 2), d = number(s, 8, 2);
     const int h = number(s, 11, 2), mi = number(s, 14, 2), sec = number(s, 17, 2);
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+        return std::nullopt;
+    // Year 9999 in ns overflows: a stamp outside 1990-2100 is no stamp of a job (found fuzzing).
+    if (!plausible::year(y))
         return std::nullopt;
     std::size_t i = 19;
     TimeNs frac = 0;

@@ -67,6 +67,14 @@ void TestImplausible::values_data()
                                    << QStringLiteral("2024-05-01 10:00:00,000 - INFO - step 1\n9999-12-31 23:59:59,000 - INFO - step 2\n"
                                                      "2024-05-01 10:00:05,000 - INFO - step 3\n")
                                    << -1.0 << -1;
+    // Found fuzzing: an RFC 3339 wrapper stamp of year 9999 overflowed in ns.
+    QTest::newRow("log wrapper stamp year 9999") << "train.log"
+                                                 << QStringLiteral("2024-05-01T10:00:00Z node-a:11:12 [0] NCCL INFO Bootstrap : Using eth0\n"
+                                                                   "9999-12-31T23:59:59.5Z node-a:11:12 [0] NCCL INFO cudaDriverVersion 12040\n"
+                                                                   "9999-12-31T23:59:59 node-a:11:12 [0] NCCL INFO NCCL version 2.21.5\n"
+                                                                   "2024-05-01T10:00:05Z node-a:11:12 [0] NCCL INFO comm 0xa0 rank 0 nranks 2 "
+                                                                   "cudaDev 0 busId 7000 - Init COMPLETE\n")
+                                                 << -1.0 << -1;
     QTest::newRow("oom of 99999999999 GiB") << "train.log"
                                             << QStringLiteral("2024-05-01 10:00:00,000 RuntimeError: CUDA out of memory. Tried to allocate "
                                                               "99999999999.00 GiB (GPU 0; 15.90 GiB total capacity; 14.77 GiB already "
