@@ -5,6 +5,7 @@
 #include "sessionbuilder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <set>
 
@@ -32,7 +33,8 @@ std::optional<std::int64_t> asInt(const PickleValue &v)
 {
     if (v.isInt())
         return v.type == PickleValue::Type::Bool ? std::int64_t(v.boolean) : v.integer;
-    if (v.type == PickleValue::Type::Float && v.real == static_cast<double>(static_cast<std::int64_t>(v.real)))
+    // A whole float within ±2^62 (found fuzzing: converting 6e19 to an int64 is undefined, NaN too).
+    if (v.type == PickleValue::Type::Float && std::fabs(v.real) < 4.6e18 && v.real == std::trunc(v.real))
         return static_cast<std::int64_t>(v.real);
     if (v.type == PickleValue::Type::String)
         return parseInt(v.text);

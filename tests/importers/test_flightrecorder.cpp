@@ -571,6 +571,13 @@ void TestFlightRecorder::brokenDumps_data()
         << QString()
         << QByteArray::fromStdString("\x80\x02}(" + binUnicode("entries") + binUnicode("pg_config") + "cos\nsystem\nu.")
         << QStringList{"pickle-forbidden"} << 0 << true;
+    // Found fuzzing: a float past int64 in an integer field was converted (undefined behaviour).
+    QTest::newRow("float seq past 2^63")
+        << QString()
+        << QByteArray(R"({"entries":[{"collective_seq_id":6.17259e19,"pg_id":0,"process_group":["0","default_pg"],)"
+                      R"("profiling_name":"nccl:all_reduce","state":"completed","time_created_ns":1700000000000000000}],)"
+                      R"("pg_config":{},"version":"2.4"})")
+        << QStringList{"fr-bad-field", "fr-no-rank"} << 1 << false;
     QTest::newRow("times that are not epoch ns")
         << QString()
         << QByteArray(R"({"entries":[{"collective_seq_id":1,"pg_id":0,"process_group":["0","default_pg"],"profiling_name":"nccl:all_reduce",)"
