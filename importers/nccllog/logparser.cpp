@@ -372,8 +372,13 @@ void LogParser::piece(const Piece &p)
     const std::size_t index = addClassified(owner, c, c.kind, c.level, time, 0);
     rankStatements(owner, c.body, index);
     if (auto r = StepMemory::parse(c.body)) {
-        m_out.logs().records[index].flags |= LogFlagStepMemory;
-        m_stepMemory.add(index, owner.rank, *r);
+        if (r->implausible > 0)
+            m_out.warning("memory-value-implausible", "a per-step memory line gives a size of 2^50 bytes or more; it was not used",
+                          p.lineNo);
+        if (r->allocated >= 0 || r->peakAllocated >= 0 || r->reserved >= 0 || r->peakReserved >= 0) {
+            m_out.logs().records[index].flags |= LogFlagStepMemory;
+            m_stepMemory.add(index, owner.rank, *r);
+        }
     }
     if (auto r = StepProgress::parse(c.body))
         m_stepProgress.add(index, *r);

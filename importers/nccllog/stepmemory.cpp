@@ -1,6 +1,7 @@
 #include "stepmemory.h"
 
 #include "logline.h"
+#include "plausible.h"
 
 #include <algorithm>
 #include <cctype>
@@ -151,8 +152,13 @@ std::optional<StepMemory::Reading> StepMemory::parse(std::string_view line)
             continue;
         char *stop = nullptr;
         const double v = std::strtod(number.c_str(), &stop);
-        if (stop == number.c_str() || !std::isfinite(v) || v < 0 || v * factor >= 9.2e18)
+        if (stop == number.c_str() || !std::isfinite(v) || v < 0)
             continue;
+        // No GPU holds 2^50 bytes: such a number is counted and not used (found fuzzing).
+        if (v * factor >= double(plausible::kMaxBytes)) {
+            ++r.implausible;
+            continue;
+        }
         const auto bytes = static_cast<std::int64_t>(std::llround(v * factor));
         std::int64_t *slot = nullptr;
         switch (classify(label)) {
@@ -167,7 +173,7 @@ std::optional<StepMemory::Reading> StepMemory::parse(std::string_view line)
             any = true;
         }
     }
-    if (!any)
+    if (!any && r.implausible == 0)
         return std::nullopt;
     return r;
 }

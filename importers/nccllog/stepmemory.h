@@ -37,6 +37,7 @@ public:
         std::int64_t peakAllocated = -1;
         std::int64_t reserved = -1;
         std::int64_t peakReserved = -1;
+        int implausible = 0; ///< memory numbers of 2^50 bytes or more on the line, not used
     };
     static std::optional<Reading> parse(std::string_view line);
 

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void distributedInfo_data();
     void distributedInfo();
     void traceValuesAndLocations();
+    void stepMemoryPastAPetabyte();
     void launcherTagWithNoRank_data();
     void launcherTagWithNoRank();
 };
@@ -160,6 +161,21 @@ void TestImplausible::traceValuesAndLocations()
     QCOMPARE(located["memory-value-implausible"], offsetOf(huge));
     QCOMPARE(located.count("event-bad-time"), std::size_t(1));
     QCOMPARE(located["event-bad-time"], offsetOf(future));
+}
+
+// Found fuzzing: a per-step memory line of 462048 TB became a counter far past any GPU.
+void TestImplausible::stepMemoryPastAPetabyte()
+{
+    const SourceBuilder b = import("[rank0]: iter 1 | memory_allocated=2304.0MB memory_reserved=4096.0MB\n"
+                                   "[rank0]: iter 2 | memory_allocated=462048000000.0MB memory_reserved=4096.0MB\n"
+                                   "[rank0]: iter 3 | memory_allocated=2304.0MB memory_reserved=4096.0MB\n",
+                                   "train.log");
+    QVERIFY(maxCounter(b, TrackKind::MemoryAllocated) > 0);
+    QCOMPARE(maxCounter(b, TrackKind::MemoryAllocated), 2304.0 * 1024 * 1024); // training logs mean MiB by "MB"
+    bool warned = false;
+    for (const Diagnostic &d : b.source().diagnostics)
+        warned |= d.code == "memory-value-implausible" && d.line == 2;
+    QVERIFY(warned);
 }
 
 // "[rank999999999]: ... OutOfMemoryError" is a tag, but no rank: the OOM is read, credited to no
