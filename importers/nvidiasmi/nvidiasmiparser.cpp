@@ -236,7 +236,8 @@ std::optional<TimeNs> tableDate(std::string_view line, const std::string &zone)
         return std::nullopt;
     const QTimeZone tz = zone.empty() ? QTimeZone::systemTimeZone() : QTimeZone(QByteArray::fromStdString(zone));
     const QDateTime dt(date, time, tz.isValid() ? tz : QTimeZone::systemTimeZone());
-    return static_cast<TimeNs>(dt.toMSecsSinceEpoch()) * 1000000;
+    // A table header of year 2 or 9999 overflows in ns (found fuzzing): no date of a job.
+    return plausible::epochMsToNs(dt.toMSecsSinceEpoch());
 }
 
 } // namespace rs::nvidiasmi

@@ -4,6 +4,7 @@
 #include "importerregistry.h"
 #include "plausible.h"
 
+#include <QFile>
 #include <QTest>
 
 #include <map>
@@ -68,6 +69,15 @@ void TestImplausible::values_data()
                                    << QStringLiteral("2024-05-01 10:00:00,000 - INFO - step 1\n9999-12-31 23:59:59,000 - INFO - step 2\n"
                                                      "2024-05-01 10:00:05,000 - INFO - step 3\n")
                                    << -1.0 << -1;
+    // Found fuzzing: an nvidia-smi table header of year 2 overflowed in ns.
+    {
+        QFile f(QStringLiteral(RANKSCOPE_FIXTURES_DIR "/nvidiasmi/table_then_csv.txt"));
+        if (f.open(QIODevice::ReadOnly)) {
+            QString table = QString::fromUtf8(f.readAll());
+            table.replace(QStringLiteral("Tue Mar 12 09:30:05 2024"), QStringLiteral("Tue Mar 12 09:30:05 2"));
+            QTest::newRow("smi table header of year 2") << "smi.txt" << table << -1.0 << -1;
+        }
+    }
     // Found fuzzing: an RFC 3339 wrapper stamp of year 9999 overflowed in ns.
     QTest::newRow("log wrapper stamp year 9999") << "train.log"
                                                  << QStringLiteral("2024-05-01T10:00:00Z node-a:11:12 [0] NCCL INFO Bootstrap : Using eth0\n"
