@@ -6,6 +6,7 @@
 #include "text/linereader.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <set>
@@ -103,8 +104,8 @@ void appRow(const std::vector<std::string_view> &f, const std::vector<Column> &c
                 value += c;
         json += "\"" + value + "\"";
         if (name == "pid" && !f[i].empty() && std::all_of(f[i].begin(), f[i].end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-            p.pid = std::stoll(std::string(f[i]));
-            hasPid = true;
+            // from_chars: a 30-digit "pid" is no pid, not an exception (found fuzzing).
+            hasPid = std::from_chars(f[i].data(), f[i].data() + f[i].size(), p.pid).ec == std::errc();
         } else if (name == "process_name") {
             p.name = value;
         } else if (name == "gpu_uuid" && !isMissing(f[i])) {

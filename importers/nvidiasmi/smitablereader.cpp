@@ -3,6 +3,7 @@
 #include "nvidiasmiparser.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 
@@ -133,7 +134,9 @@ void SmiTableReader::gpuRow(const std::vector<std::string_view> &cells, std::int
     if (!first.empty() && digits(first.front()) && first.size() >= 2) {
         // "0  Tesla V100-SXM2...  On" | "00000000:16:00.0 Off" | ...
         GpuRecord g;
-        g.index = std::stoi(std::string(first.front()));
+        // from_chars: an index too long for an int is no GPU row, not an exception (found fuzzing).
+        if (std::from_chars(first.front().data(), first.front().data() + first.front().size(), g.index).ec != std::errc())
+            return;
         g.rank = g.index;
         g.line = lineNo;
         std::size_t end = first.size();
@@ -189,9 +192,13 @@ void SmiTableReader::processRow(std::string_view body, std::int64_t lineNo)
         return;
     }
     GpuProcess p;
-    p.index = std::stoi(std::string(w.front()));
+    if (std::from_chars(w.front().data(), w.front().data() + w.front().size(), p.index).ec != std::errc()
+        || std::from_chars(w[type - 1].data(), w[type - 1].data() + w[type - 1].size(), p.pid).ec != std::errc()) {
+        m_out.warning("table-process-unreadable", "a Processes row of the nvidia-smi table has a GPU or PID number out of range; skipped",
+                      lineNo);
+        return;
+    }
     p.rank = p.index;
-    p.pid = std::stoll(std::string(w[type - 1]));
     p.type = std::string(w[type]);
     p.time = m_date;
     p.line = lineNo;

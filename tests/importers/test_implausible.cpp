@@ -42,6 +42,7 @@ private Q_SLOTS:
     void distributedInfo();
     void traceValuesAndLocations();
     void stepMemoryPastAPetabyte();
+    void hugeNumbersInNvidiaSmiRows();
     void launcherTagWithNoRank_data();
     void launcherTagWithNoRank();
 };
@@ -171,6 +172,24 @@ void TestImplausible::traceValuesAndLocations()
     QCOMPARE(located["memory-value-implausible"], offsetOf(huge));
     QCOMPARE(located.count("event-bad-time"), std::size_t(1));
     QCOMPARE(located["event-bad-time"], offsetOf(future));
+}
+
+// Found fuzzing: a 30-digit pid or GPU index threw std::out_of_range out of the importer (a crash).
+void TestImplausible::hugeNumbersInNvidiaSmiRows()
+{
+    QFile f(QStringLiteral(RANKSCOPE_FIXTURES_DIR "/nvidiasmi/compute_apps_busid.csv"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'));
+    QVERIFY(lines.size() >= 2);
+    QString row = lines[1];
+    const int comma = row.indexOf(QLatin1Char(','));
+    QVERIFY(comma > 0);
+    row = QStringLiteral("999999999999999999999999999999") + row.mid(comma); // the first column (pid) too long
+    const std::string text = QString(lines[0] + QLatin1Char('\n') + row + QLatin1Char('\n') + lines.mid(1).join(QLatin1Char('\n'))).toStdString();
+    const SourceBuilder b = import(text, "apps.csv"); // must not throw
+    QVERIFY(!b.source().format.empty());
+    const std::string table = "Tue Mar 12 09:30:05 2024\n|  99999999999999999999  N/A  N/A  123456789012345678901234567890  C  python  100MiB |\n";
+    (void)import(table, "smi.txt");
 }
 
 // Found fuzzing: a per-step memory line of 462048 TB became a counter far past any GPU.
