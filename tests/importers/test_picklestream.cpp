@@ -77,23 +77,6 @@ std::string repeat(const std::string &unit, std::size_t n)
     return s;
 }
 
-// Peak resident memory so far, in KiB. Resetting the high-water mark first (Linux clear_refs 5)
-// keeps one row's peak from hiding the next; where that is refused the comparison still holds,
-// only less sharply.
-long peakKiB()
-{
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_maxrss;
-}
-void resetPeak()
-{
-    if (std::FILE *f = std::fopen("/proc/self/clear_refs", "w")) {
-        std::fputs("5", f);
-        std::fclose(f);
-    }
-}
-
 // A readable picture of a decoded value, to compare two decodes.
 void dump(const PickleValue &v, std::string &out, int depth = 0)
 {
@@ -247,13 +230,13 @@ void TestPickleStream::bombs()
     QVERIFY2(file.size() < 4 * 1024 * 1024, "fixtures stay small");
     std::string packed = file.toStdString();
     file.clear();
-    resetPeak();
-    const long before = peakKiB();
+    test::resetPeakRss();
+    const std::int64_t before = test::peakRssBytes() >> 10;
     const auto start = std::chrono::steady_clock::now();
     ImportContext ctx;
     SourceBuilder b = ImporterRegistry::instance().importBytes(std::move(packed), name.toStdString(), ctx);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const long growthMiB = (peakKiB() - before) / 1024;
+    const long growthMiB = long(((test::peakRssBytes() >> 10) - before) / 1024);
     qInfo("peak RSS growth %ld MiB, %.2f s", growthMiB, seconds);
     QCOMPARE(QString::fromStdString(b.source().format), format);
     QVERIFY(!b.source().diagnostics.empty()); // never "nothing read" in silence
@@ -274,11 +257,11 @@ void TestPickleStream::bigStringIsHeldOnce()
     // whole first held it twice (the file and the string).
     const std::string head = std::string("\x80\x02}(", 4) + binUnicode("segments") + "]" + binUnicode("blob") + "\x8e" + le(200 * MiB, 8);
     std::string packed = inflating(Pack::Zstd, head, 200 * MiB, 'b', "u.");
-    resetPeak();
-    const long before = peakKiB();
+    test::resetPeakRss();
+    const std::int64_t before = test::peakRssBytes() >> 10;
     ImportContext ctx;
     SourceBuilder b = ImporterRegistry::instance().importBytes(std::move(packed), "snapshot.pickle", ctx);
-    const long growthMiB = (peakKiB() - before) / 1024;
+    const long growthMiB = long(((test::peakRssBytes() >> 10) - before) / 1024);
     qInfo("peak RSS growth %ld MiB", growthMiB);
     QCOMPARE(b.source().format, std::string("memory-snapshot"));
     QCOMPARE(b.source().errorCount(), std::size_t(0));
