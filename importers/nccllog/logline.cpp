@@ -2,11 +2,7 @@
 
 #include "plausible.h"
 #include "text/linewrapper.h"
-
-#include <QDate>
-#include <QDateTime>
-#include <QTime>
-#include <QTimeZone>
+#include "text/wallclock.h"
 
 #include <algorithm>
 #include <cctype>
@@ -67,13 +63,7 @@ std::optional<TimeNs> timeOfDay(std::string_view s, std::size_t at, std::size_t 
 
 std::optional<TimeNs> toEpoch(int y, int mo, int d, TimeNs tod, const std::string &zone)
 {
-    const QDate date(y, mo, d);
-    // Year 9999 would overflow ns since the epoch: a stamp outside 1990-2100 is no time.
-    if (!date.isValid() || !plausible::year(y))
-        return std::nullopt;
-    const QTimeZone tz = zone.empty() ? QTimeZone::systemTimeZone() : QTimeZone(QByteArray::fromStdString(zone));
-    const QDateTime dt(date, QTime(0, 0), tz.isValid() ? tz : QTimeZone::systemTimeZone());
-    const auto midnight = plausible::epochMsToNs(dt.toMSecsSinceEpoch());
+    const auto midnight = wallclock::localMidnight(y, mo, d, zone);
     if (!midnight)
         return std::nullopt;
     return *midnight + tod;

@@ -1,11 +1,7 @@
 #include "linewrapper.h"
 
 #include "plausible.h"
-
-#include <QDate>
-#include <QDateTime>
-#include <QTime>
-#include <QTimeZone>
+#include "wallclock.h"
 
 #include <algorithm>
 #include <array>
@@ -60,17 +56,6 @@ bool tokenChar(char c)
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (the usual era-based formula).
-std::int64_t daysFromCivil(int y, int m, int d)
-{
-    y -= m <= 2;
-    const int era = (y >= 0 ? y : y - 399) / 400;
-    const int yoe = y - era * 400;
-    const int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return std::int64_t(era) * 146097 + doe - 719468;
-}
-
 struct IsoStamp {
     TimeNs time = kNoTime;
     std::size_t length = 0; // including the spaces after it
@@ -123,14 +108,12 @@ std::optional<IsoStamp> isoStamp(std::string_view s, const std::string &zone)
     const TimeNs tod = (TimeNs(h) * 3600 + mi * 60 + sec) * 1000000000LL + frac;
     IsoStamp out;
     if (utc) {
-        out.time = (daysFromCivil(y, mo, d) * 86400 - offsetS) * 1000000000LL + tod;
+        out.time = (wallclock::daysFromCivil(y, mo, d) * 86400 - offsetS) * 1000000000LL + tod;
     } else {
-        const QDate date(y, mo, d);
-        if (!date.isValid())
+        const auto midnight = wallclock::localMidnight(y, mo, d, zone);
+        if (!midnight)
             return std::nullopt;
-        const QTimeZone tz = zone.empty() ? QTimeZone::systemTimeZone() : QTimeZone(QByteArray::fromStdString(zone));
-        const QDateTime midnight(date, QTime(0, 0), tz.isValid() ? tz : QTimeZone::systemTimeZone());
-        out.time = TimeNs(midnight.toMSecsSinceEpoch()) * 1000000 + tod;
+        out.time = *midnight + tod;
     }
     while (i < s.size() && s[i] == ' ')
         ++i;

@@ -72,6 +72,8 @@ class TestNvidiaSmi : public QObject
 private Q_SLOTS:
     void timestamps_data();
     void timestamps();
+    void timestampsRejected_data();
+    void timestampsRejected();
     void missingValues();
     void headerWithUnits();
     void nounitsAndNA();
@@ -107,6 +109,32 @@ void TestNvidiaSmi::timestamps_data()
     QTest::newRow("iso with offset ignores zone") << "2025-09-08T17:26:50+08:00" << "Europe/Berlin" << "2025-09-08T09:26:50.000Z";
     QTest::newRow("epoch seconds") << "1706704496.5" << "UTC" << "2024-01-31T12:34:56.500Z";
     QTest::newRow("epoch ms") << "1706704496789" << "UTC" << "2024-01-31T12:34:56.789Z";
+    // The hand-written stamp parser (wallclock.h) and its per-thread midnight cache: rows alternate
+    // zones and dates here, so a stale cache entry would show.
+    QTest::newRow("smi without millis") << "2024/01/31 23:59:59" << "UTC" << "2024-01-31T23:59:59.000Z";
+    QTest::newRow("smi leap day, Berlin winter (+1)") << "2024/02/29 00:00:00.001" << "Europe/Berlin" << "2024-02-28T23:00:00.001Z";
+    QTest::newRow("smi same date, other zone") << "2024/02/29 00:00:00.001" << "UTC" << "2024-02-29T00:00:00.001Z";
+    QTest::newRow("smi Berlin summer") << "2024/07/01 02:00:00.250" << "Europe/Berlin" << "2024-07-01T00:00:00.250Z";
+    QTest::newRow("smi trailing text after seconds") << "2024/07/01 02:00:00 GPU0" << "UTC" << "2024-07-01T02:00:00.000Z";
+}
+
+void TestNvidiaSmi::timestampsRejected_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("Feb 29 of a common year") << "2023/02/29 12:00:00.000";
+    QTest::newRow("month 13") << "2024/13/01 12:00:00.000";
+    QTest::newRow("hour 24") << "2024/01/01 24:00:00.000";
+    QTest::newRow("minute 60") << "2024/01/01 23:60:00.000";
+    QTest::newRow("letter in the day") << "2024/01/0x 12:00:00.000";
+    QTest::newRow("year 9999") << "9999/01/01 12:00:00.000";
+    QTest::newRow("year 2 (before 1990)") << "0002/01/01 12:00:00.000";
+    QTest::newRow("T instead of space") << "2024/01/01T12:00:00.000";
+}
+
+void TestNvidiaSmi::timestampsRejected()
+{
+    QFETCH(QString, text);
+    QVERIFY2(!nvidiasmi::timestamp(text.toStdString(), "UTC"), qPrintable(text));
 }
 
 void TestNvidiaSmi::timestamps()
