@@ -63,10 +63,7 @@ std::optional<TimeNs> timeOfDay(std::string_view s, std::size_t at, std::size_t 
 
 std::optional<TimeNs> toEpoch(int y, int mo, int d, TimeNs tod, const std::string &zone)
 {
-    const auto midnight = wallclock::localMidnight(y, mo, d, zone);
-    if (!midnight)
-        return std::nullopt;
-    return *midnight + tod;
+    return wallclock::localTime(y, mo, d, tod, zone);
 }
 
 } // namespace

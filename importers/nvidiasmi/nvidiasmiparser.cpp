@@ -139,10 +139,7 @@ std::optional<TimeNs> timestamp(std::string_view value, const std::string &zone)
             const int z = field(20, 3);
             ms = z < 0 ? 0 : z;
         }
-        const auto midnight = wallclock::localMidnight(y, mo, d, zone);
-        if (!midnight)
-            return std::nullopt;
-        return *midnight + ((TimeNs(h) * 60 + mi) * 60 + sec) * 1000000000LL + TimeNs(ms) * 1000000;
+        return wallclock::localTime(y, mo, d, ((TimeNs(h) * 60 + mi) * 60 + sec) * 1000000000LL + TimeNs(ms) * 1000000, zone);
     }
     const QString text = QString::fromUtf8(value.data(), qsizetype(value.size()));
     QDateTime dt = QDateTime::fromString(text, Qt::ISODateWithMs);
@@ -258,10 +255,7 @@ std::optional<TimeNs> tableDate(std::string_view line, const std::string &zone)
     if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
         return std::nullopt;
     // A table header of year 2 or 9999 overflows in ns (found fuzzing): no date of a job.
-    const auto midnight = wallclock::localMidnight(year, int(m - std::begin(kMonths)) + 1, day, zone);
-    if (!midnight)
-        return std::nullopt;
-    return *midnight + ((TimeNs(h) * 60 + mi) * 60 + sec) * 1000000000LL;
+    return wallclock::localTime(year, int(m - std::begin(kMonths)) + 1, day, ((TimeNs(h) * 60 + mi) * 60 + sec) * 1000000000LL, zone);
 }
 
 } // namespace rs::nvidiasmi

@@ -110,10 +110,10 @@ std::optional<IsoStamp> isoStamp(std::string_view s, const std::string &zone)
     if (utc) {
         out.time = (wallclock::daysFromCivil(y, mo, d) * 86400 - offsetS) * 1000000000LL + tod;
     } else {
-        const auto midnight = wallclock::localMidnight(y, mo, d, zone);
-        if (!midnight)
+        const auto t = wallclock::localTime(y, mo, d, tod, zone);
+        if (!t)
             return std::nullopt;
-        out.time = *midnight + tod;
+        out.time = *t;
     }
     while (i < s.size() && s[i] == ' ')
         ++i;

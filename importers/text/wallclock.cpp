@@ -28,19 +28,20 @@ bool validDate(int y, int m, int d)
     return d <= kDays[m - 1] + (m == 2 && leap ? 1 : 0);
 }
 
-std::optional<TimeNs> localMidnight(int y, int m, int d, const std::string &zone)
+std::optional<TimeNs> localTime(int y, int m, int d, TimeNs timeOfDay, const std::string &zone)
 {
     // Year 9999 would overflow ns since the epoch: a stamp outside 1990-2100 is no time.
-    if (!plausible::year(y) || !validDate(y, m, d))
+    if (!plausible::year(y) || !validDate(y, m, d) || timeOfDay < 0)
         return std::nullopt;
     // One thread imports one file at a time; its lines are nearly always of one zone and a few days.
     struct Cache {
         bool haveZone = false;
         std::string zone;
         QTimeZone tz;
+        bool haveDay = false;
         std::int64_t day = 0;
         std::optional<TimeNs> midnight;
-        bool haveDay = false;
+        bool regularDay = true; // 24 h long: no offset switch that day
     };
     thread_local Cache cache;
     if (!cache.haveZone || cache.zone != zone) {
@@ -52,12 +53,26 @@ std::optional<TimeNs> localMidnight(int y, int m, int d, const std::string &zone
     }
     const std::int64_t day = daysFromCivil(y, m, d);
     if (!cache.haveDay || cache.day != day) {
-        const QDateTime dt(QDate(y, m, d), QTime(0, 0), cache.tz);
-        cache.midnight = plausible::epochMsToNs(dt.toMSecsSinceEpoch());
+        const QDate date(y, m, d);
+        const QDateTime midnight(date, QTime(0, 0), cache.tz);
+        const QDateTime next(date.addDays(1), QTime(0, 0), cache.tz);
+        cache.midnight = plausible::epochMsToNs(midnight.toMSecsSinceEpoch());
+        cache.regularDay = next.toMSecsSinceEpoch() - midnight.toMSecsSinceEpoch() == 86400000;
         cache.day = day;
         cache.haveDay = true;
     }
-    return cache.midnight;
+    if (!cache.midnight)
+        return std::nullopt;
+    constexpr TimeNs kDayNs = 86400LL * 1000000000;
+    if (cache.regularDay || timeOfDay >= kDayNs)
+        return *cache.midnight + timeOfDay;
+    // A DST switch day: Qt resolves the local time to its offset (twice a year per zone).
+    const TimeNs ms = timeOfDay / 1000000;
+    const QDateTime exact(QDate(y, m, d), QTime::fromMSecsSinceStartOfDay(int(ms)), cache.tz);
+    const auto at = plausible::epochMsToNs(exact.toMSecsSinceEpoch());
+    if (!at)
+        return std::nullopt;
+    return *at + timeOfDay % 1000000;
 }
 
 } // namespace rs::wallclock

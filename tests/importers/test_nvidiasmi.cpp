@@ -115,6 +115,10 @@ void TestNvidiaSmi::timestamps_data()
     QTest::newRow("smi leap day, Berlin winter (+1)") << "2024/02/29 00:00:00.001" << "Europe/Berlin" << "2024-02-28T23:00:00.001Z";
     QTest::newRow("smi same date, other zone") << "2024/02/29 00:00:00.001" << "UTC" << "2024-02-29T00:00:00.001Z";
     QTest::newRow("smi Berlin summer") << "2024/07/01 02:00:00.250" << "Europe/Berlin" << "2024-07-01T00:00:00.250Z";
+    QTest::newRow("smi Berlin, spring DST day before the switch") << "2024/03/31 01:30:00.000" << "Europe/Berlin" << "2024-03-31T00:30:00.000Z";
+    QTest::newRow("smi Berlin, spring DST day after the switch") << "2024/03/31 03:30:00.000" << "Europe/Berlin" << "2024-03-31T01:30:00.000Z";
+    QTest::newRow("smi Berlin, autumn DST day after the switch") << "2024/10/27 04:00:00.500" << "Europe/Berlin" << "2024-10-27T03:00:00.500Z";
+    QTest::newRow("smi New York, spring DST day") << "2024/03/10 12:00:00.000" << "America/New_York" << "2024-03-10T16:00:00.000Z";
     QTest::newRow("smi trailing text after seconds") << "2024/07/01 02:00:00 GPU0" << "UTC" << "2024-07-01T02:00:00.000Z";
 }
 
