@@ -493,12 +493,14 @@ bool LogParser::nccl(const Piece &p, TimeNs time, std::size_t recordIndex)
                 c.complete = m[8].str() == "COMPLETE";
                 logs.records[recordIndex].flags |= LogFlagNcclInit;
                 // The process's largest communicator is its default group: its rank is the global one.
-                m_rankFacts.comm(proc, c.cudaDev, c.rank, c.nranks);
+                // A line with no host:pid header (spliced into a version banner) names no process.
+                if (proc >= 0)
+                    m_rankFacts.comm(proc, c.cudaDev, c.rank, c.nranks);
                 m_worldSize = std::max(m_worldSize, c.nranks);
                 logs.comms.push_back(std::move(c));
                 if (p.rank != kNoRank)
                     logs.comms.back().rank = p.rank;
-                else
+                else if (proc >= 0)
                     m_pending.push_back({'c', logs.comms.size() - 1, proc, logs.comms.back().cudaDev});
             }
         }

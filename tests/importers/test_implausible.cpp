@@ -45,6 +45,7 @@ private Q_SLOTS:
     void hugeNumbersInNvidiaSmiRows();
     void launcherTagWithNoRank_data();
     void launcherTagWithNoRank();
+    void initStatementInAVersionBanner();
 };
 
 void TestImplausible::values_data()
@@ -239,6 +240,22 @@ void TestImplausible::launcherTagWithNoRank()
             QCOMPARE(d.line, std::int64_t(2));
         }
     QCOMPARE(found, warned);
+}
+
+// Found fuzzing: an NCCL Init statement spliced into a line with no host:pid header ("NCCL version
+// ..." banner) belongs to no process; among several processes it indexed the process table at -1.
+void TestImplausible::initStatementInAVersionBanner()
+{
+    const SourceBuilder b = import("node-a:1000:1000 [0] NCCL INFO Bootstrap : Using eth0\n"
+                                   "node-a:1001:1001 [1] NCCL INFO Bootstrap : Using eth0\n"
+                                   "NCCL version 52386:852484 [1] NCCL INFO comm 0x5642027cb570 rank 5 nranks 8 cudaDev 1 "
+                                   "busId 46000 commId 0x6511a811a4dab60c - Init START\n"
+                                   "node-a:1001:1001 [1] NCCL INFO comm 0xa1 rank 1 nranks 8 cudaDev 1 busId 8000 "
+                                   "commId 0xbeef - Init COMPLETE\n",
+                                   "nccl.log");
+    QCOMPARE(b.logs().comms.size(), std::size_t(2));
+    // The process with a header still gets its rank from its own communicator.
+    QCOMPARE(b.logs().comms.back().rank, RankId(1));
 }
 
 QTEST_GUILESS_MAIN(TestImplausible)
