@@ -1,8 +1,5 @@
 #include "analysiscontroller.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace rs {
 
 AnalysisController::AnalysisController(QObject *parent)
@@ -14,30 +11,24 @@ AnalysisController::AnalysisController(QObject *parent)
 AnalysisController::~AnalysisController()
 {
     // Watchers are children: destroying them does not wait, and their results are dropped.
-    QThreadPool::globalInstance()->waitForDone();
+    JobTracker::waitForPool();
 }
 
 void AnalysisController::analyze(SessionPtr session, const Analyzer::Options &options)
 {
-    const quint64 gen = ++m_generation;
-    ++m_pending;
-    Q_EMIT started(gen);
-    auto *watcher = new QFutureWatcher<AnalysisPtr>(this);
-    connect(watcher, &QFutureWatcher<AnalysisPtr>::finished, this, [this, watcher, gen] {
-        --m_pending;
-        const AnalysisPtr r = watcher->result();
-        watcher->deleteLater();
-        if (gen != m_generation)
-            return; // superseded
-        m_result = r;
-        Q_EMIT finished(gen, r);
-    });
     // The session is shared read-only, so the worker may hold it while the UI keeps using it.
-    watcher->setFuture(QtConcurrent::run([session, options]() -> AnalysisPtr {
-        if (!session)
-            return std::make_shared<AnalysisResult>();
-        return std::make_shared<AnalysisResult>(Analyzer::run(*session, options));
-    }));
+    const quint64 gen = m_jobs.run(
+        [session, options]() -> AnalysisPtr {
+            if (!session)
+                return std::make_shared<AnalysisResult>();
+            return std::make_shared<AnalysisResult>(Analyzer::run(*session, options));
+        },
+        [this](const AnalysisPtr &r) {
+            m_result = r;
+            Q_EMIT finished(m_jobs.generation(), r);
+        });
+    // Queued: the result of this generation cannot arrive before its start is announced.
+    Q_EMIT started(gen);
 }
 
 } // namespace rs

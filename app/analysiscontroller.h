@@ -3,6 +3,7 @@
 // result that arrives after a newer request (a new session, a changed clock offset) is dropped.
 
 #include "analyzer.h"
+#include "jobtracker.h"
 
 #include <QObject>
 
@@ -19,8 +20,8 @@ public:
     explicit AnalysisController(QObject *parent = nullptr);
     ~AnalysisController() override;
 
-    quint64 generation() const { return m_generation; }
-    bool isBusy() const { return m_pending > 0; }
+    quint64 generation() const { return m_jobs.generation(); }
+    bool isBusy() const { return m_jobs.isBusy(); }
     /// The newest delivered result (null before the first).
     AnalysisPtr result() const { return m_result; }
 
@@ -33,8 +34,7 @@ Q_SIGNALS:
     void finished(quint64 generation, rs::AnalysisPtr result);
 
 private:
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    JobTracker m_jobs{this};
     AnalysisPtr m_result;
 };
 

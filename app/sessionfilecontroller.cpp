@@ -1,9 +1,5 @@
 #include "sessionfilecontroller.h"
 
-#include <QFutureWatcher>
-#include <QThreadPool>
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace rs {
 
 // What a worker hands back: a document and its resolution (open), or an error.
@@ -23,28 +19,12 @@ SessionFileController::SessionFileController(QObject *parent)
 SessionFileController::~SessionFileController()
 {
     // A save in flight must reach the disk (QSaveFile commits or leaves the old file intact).
-    QThreadPool::globalInstance()->waitForDone();
-}
-
-template <typename Work, typename Done>
-void SessionFileController::start(Work work, Done done)
-{
-    const quint64 gen = ++m_generation;
-    ++m_pending;
-    auto *watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, gen, done] {
-        --m_pending;
-        const Outcome r = watcher->result();
-        watcher->deleteLater();
-        if (gen == m_generation) // else superseded by a newer request
-            done(r);
-    });
-    watcher->setFuture(QtConcurrent::run(std::move(work)));
+    JobTracker::waitForPool();
 }
 
 void SessionFileController::open(const QString &path, bool allowOutside)
 {
-    start(
+    m_jobs.run(
         [path, allowOutside] {
             Outcome out;
             out.document = SessionDocument::load(path, &out.error);
@@ -67,7 +47,7 @@ void SessionFileController::save(const QString &path, SessionPtr session, const 
         Q_EMIT failed(tr("%1: nothing to save (no session is open)").arg(path));
         return;
     }
-    start(
+    m_jobs.run(
         [path, session, options, state] {
             Outcome out;
             SessionDocument doc = SessionDocument::describe(*session, options, path);

@@ -4,6 +4,7 @@
 // the work runs on the thread pool; each request starts a new generation and a result overtaken by
 // a newer request is dropped, like the import and analysis controllers.
 
+#include "jobtracker.h"
 #include "sessiondocument.h"
 
 #include <QObject>
@@ -19,7 +20,7 @@ public:
     ~SessionFileController() override;
 
     /// True while a save or open runs.
-    bool isBusy() const { return m_pending > 0; }
+    bool isBusy() const { return m_jobs.isBusy(); }
 
 public Q_SLOTS:
     /// Reads the session file `path`, then finds and verifies its sources in the background. Sources
@@ -42,13 +43,8 @@ Q_SIGNALS:
 
 private:
     struct Outcome;
-    // Runs `work` (returning an Outcome) on the thread pool; `done` gets it on this thread unless
-    // a newer request started meanwhile.
-    template <typename Work, typename Done>
-    void start(Work work, Done done);
 
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    JobTracker m_jobs{this}; // a request overtaken by a newer one is dropped
 };
 
 } // namespace rs

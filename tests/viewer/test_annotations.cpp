@@ -416,7 +416,7 @@ void TestAnnotations::markersHitByTheirBadge()
     range.endTime = 900000;
     const std::vector<Annotation> v{moment, range};
     AnnotationStyle style;
-    style.findings = FindingStyle::NumberedMarker;
+    style.findings = FindingMarks::NumberedMarker;
     style.number = [](const Annotation &a) { return a.id == 7 ? 3 : 12; };
     using P = AnnotationPainter::Part;
     // (id, part) as plain numbers, so a failure prints both.

@@ -4,8 +4,10 @@
 // the findings panel, in a Findings lane under their rank's header (job-wide ones in a strip under
 // the ruler) that exists only while such badges are shown; selected and moved through their badge.
 
-#include "testsession.h"
+#include "findingstyle.h"
+#include "timeline/lanekind.h"
 #include "screenshot.h"
+#include "testsession.h"
 
 #include "annotations/annotationmodel.h"
 #include "annotations/annotationspanel.h"
@@ -405,7 +407,7 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()
     const Lane &header = g0->layout().lanes().front();
     const Lane *memory = g0->layout().memoryLane();
     const Lane *findings = g0->layout().findingsLane();
-    QVERIFY(header.kind == Lane::Kind::Header && memory && findings);
+    QVERIFY(header.is(LaneId::Header) && memory && findings);
     QCOMPARE(findings->top, header.top + header.height);
     QCOMPARE(findings->title, QStringLiteral("Findings"));
     // Rank 1 has only the job-wide finding: no lane of its own.
@@ -431,7 +433,7 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()
     };
     const int headerTop = header.top, headerBottom = header.top + header.height;
     for (const Finding &f : result->findings) {
-        const QColor color = FindingsModel::severityColor(f.severity);
+        const QColor color = FindingStyle::severityColor(f.severity);
         const bool jobWide = f.ranks.size() > 1;
         QVERIFY2(inkNear(*f.timeNs, findings->top, findings->top + findings->height, color) != jobWide, f.id.c_str());
         QVERIFY2(!inkNear(*f.timeNs, headerTop, headerBottom, color), f.id.c_str());
@@ -439,7 +441,7 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()
     }
     // The job-wide badge is in the strip: severity-coloured pixels around its moment there.
     bool jobBadge = false;
-    const QColor low = FindingsModel::severityColor(Severity::Low);
+    const QColor low = FindingStyle::severityColor(Severity::Low);
     for (int y = 0; y < strip->height() && !jobBadge; ++y)
         for (int dx = -9; dx <= 9 && !jobBadge; ++dx)
             jobBadge = std::abs(dx) > 2 && near(img.pixelColor(strip->mapTo(m_view, QPoint(xOf(kBase + 8500) + dx, y))), low);
@@ -448,7 +450,7 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()
     bool edge = false;
     for (int y = memory->top; y < memory->top + memory->height && !edge; ++y)
         for (int dx = -1; dx <= 1 && !edge; ++dx)
-            edge = near(pixel(QPoint(xOf(kBase + 2000) + dx, y)), FindingsModel::severityColor(Severity::Medium));
+            edge = near(pixel(QPoint(xOf(kBase + 2000) + dx, y)), FindingStyle::severityColor(Severity::Medium));
     QVERIFY2(edge, "the finding range's edge is gone");
     QVERIFY(m_store->find(shown.front().id)->text.contains(QStringLiteral("longer than any callout")));
 
@@ -583,7 +585,7 @@ void TestAnnotationTimeline::findingsLaneFollowsVisibleFindings()
     QVERIFY(!g0->layout().findingsLane());
     QCOMPARE(g0->layout().lanes().size(), std::size_t(2));
     const Lane &summary = g0->layout().lanes()[1];
-    QCOMPARE(summary.kind, Lane::Kind::Summary);
+    QVERIFY(summary.is(LaneId::Summary));
     QCOMPARE(overlay->geometryForPainting().markerRow(0)->top(), double(g0->mapTo(m_view->viewport(), QPoint(0, summary.top)).y()));
     m_state->setRankCollapsed(0, false);
     QVERIFY(g0->layout().findingsLane());

@@ -2,15 +2,16 @@
 // fix rows and filters; selecting a finding moves the shared ViewState (window, highlight, rank);
 // the clock offsets panel shows methods and emits the user's overrides; offsets move what is drawn.
 #include "annotations/annotation.h"
+#include "findingstyle.h"
 #include "models/findingsfiltermodel.h"
 #include "models/findingsmodel.h"
 #include "panels/clockoffsetspanel.h"
 #include "panels/findingspanel.h"
 #include "screenshot.h"
 #include "testsession.h"
+#include "timeformat.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/timelineview.h"
-#include "timeformat.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -106,7 +107,7 @@ void TestFindings::modelOrdersBySeverityThenTime()
     QCOMPARE(model.index(1, FindingsModel::RanksColumn).data(Qt::ToolTipRole).toString(), QStringLiteral("ranks 0, 1, 3"));
     QCOMPARE(FindingsModel::shortRanksText({2}), QStringLiteral("r2"));
     QCOMPARE(FindingsModel::shortTime(63'600'000'000), QStringLiteral("+63.6 s"));
-    QCOMPARE(FindingsModel::severityShortLabel(Severity::Medium), QStringLiteral("Med"));
+    QCOMPARE(FindingStyle::severityShortLabel(Severity::Medium), QStringLiteral("Med"));
     QCOMPARE(model.index(0, 0).data(FindingsModel::FindingIndexRole).toInt(), 3);
     QCOMPARE(model.indexOfFinding(3).row(), 0);
     QVERIFY(!model.index(0, FindingsModel::SeverityColumn).data(Qt::DecorationRole).isNull());

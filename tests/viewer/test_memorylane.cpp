@@ -4,6 +4,7 @@
 // rule; other counters (utilisation, power) as compact lanes with units.
 
 #include "evidencesession.h"
+#include "timeline/lanekind.h"
 
 #include "charts/memoryplot.h"
 #include "counterformat.h"
@@ -151,8 +152,8 @@ void TestMemoryLane::snapshotCurvesAreDotted()
 void TestMemoryLane::counterLanesWithUnits()
 {
     const RankGroupWidget *g0 = m_view->rankGroup(0);
-    QCOMPARE(g0->layout().laneForTrack(m_e.util0)->kind, Lane::Kind::Counter);
-    QCOMPARE(g0->layout().laneForTrack(m_e.power0)->kind, Lane::Kind::Counter);
+    QVERIFY(g0->layout().laneForTrack(m_e.util0)->is(LaneId::Counter));
+    QVERIFY(g0->layout().laneForTrack(m_e.power0)->is(LaneId::Counter));
     QVERIFY(g0->layout().laneForTrack(m_e.util0)->height <= LaneLayout::kCounterHeight);
     const Session &s = *m_e.session;
     QCOMPARE(CounterFormat::unit(s, s.tracks()[m_e.util0]), CounterFormat::Unit::Percent);

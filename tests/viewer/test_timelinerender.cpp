@@ -2,6 +2,7 @@
 // the ruler put ink where the session says they are, and that empty time stays background.
 
 #include "testsession.h"
+#include "timeline/lanekind.h"
 
 #include "rankcolors.h"
 #include "timeline/rankgroupwidget.h"
@@ -78,7 +79,7 @@ void TestTimelineRender::lanesHaveInkWhereEventsAre()
     // The memory chart draws the allocated area in the rank colour between 1 µs and 9 µs.
     const Lane *memory = nullptr;
     for (const Lane &l : g0->layout().lanes())
-        if (l.kind == Lane::Kind::Memory)
+        if (l.is(LaneId::Memory))
             memory = &l;
     QVERIFY(memory);
     const QRect underCurve = inView(QRect(g + 250, memory->top + memory->height - 8, 20, 4));
@@ -89,7 +90,7 @@ void TestTimelineRender::lanesHaveInkWhereEventsAre()
 
     // The step lane has its band; the ruler has label ink; the header carries the rank tint.
     for (const Lane &l : g0->layout().lanes())
-        if (l.kind == Lane::Kind::Steps)
+        if (l.is(LaneId::Steps))
             QVERIFY(inkIn(img, inView(QRect(g + 300, l.top + 3, 100, l.height - 6))) > 0.9);
     QVERIFY(inkIn(img, QRect(g + 2, 2, 200, 14)) > 0.02);
     QVERIFY(!isWhite(img.pixel(inView(QRect(g + 800, 4, 1, 1)).topLeft())));
@@ -99,7 +100,7 @@ void TestTimelineRender::lanesHaveInkWhereEventsAre()
     QTest::qWait(20);
     const QImage collapsed = view.grab().toImage();
     const Lane &summary = g0->layout().lanes().back();
-    QCOMPARE(summary.kind, Lane::Kind::Summary);
+    QVERIFY(summary.is(LaneId::Summary));
     QVERIFY(inkIn(collapsed, inView(QRect(g + 205, summary.top + 5, 90, 6))) > 0.9);  // gemm 3..4 µs
     QVERIFY(inkIn(collapsed, inView(QRect(g + 420, summary.top + 5, 60, 6))) < 0.1);  // idle 5.2..5.8 µs
 }

@@ -3,6 +3,7 @@
 // move the shared ViewState as documented.
 
 #include "testsession.h"
+#include "timeline/lanekind.h"
 
 #include "timeline/rankgroupwidget.h"
 #include "timeline/timelineview.h"
@@ -19,10 +20,10 @@ using namespace rs::test;
 
 namespace {
 
-const Lane *laneOfKind(const RankGroupWidget *g, Lane::Kind kind)
+const Lane *laneOfKind(const RankGroupWidget *g, std::string_view kind)
 {
     for (const Lane &l : g->layout().lanes())
-        if (l.kind == kind)
+        if (l.is(kind))
             return &l;
     return nullptr;
 }
@@ -103,17 +104,17 @@ void TestTimelineView::layoutOfTheGroups()
     QCOMPARE(m_view->rankGroups().size(), std::size_t(2));
     const RankGroupWidget *g0 = m_view->rankGroup(0);
     QVERIFY(g0);
-    QVERIFY(laneOfKind(g0, Lane::Kind::Memory));
-    QVERIFY(laneOfKind(g0, Lane::Kind::Steps));
+    QVERIFY(laneOfKind(g0, LaneId::Memory));
+    QVERIFY(laneOfKind(g0, LaneId::Steps));
     QCOMPARE(g0->laneRect(m_t.cpu0).height(), 3 * LaneLayout::kRowHeight + 2 * LaneLayout::kLanePadding + 1);
     QVERIFY(!g0->laneRect(m_t.gpu0).isEmpty());
     QVERIFY(!g0->laneRect(m_t.markers0).isEmpty());
     QVERIFY(g0->laneRect(m_t.alloc0).isEmpty()); // drawn in the memory chart, not as a lane
     // Lanes follow the session order: memory, steps, then CPU before GPU.
-    QVERIFY(laneOfKind(g0, Lane::Kind::Memory)->top < laneOfKind(g0, Lane::Kind::Steps)->top);
+    QVERIFY(laneOfKind(g0, LaneId::Memory)->top < laneOfKind(g0, LaneId::Steps)->top);
     QVERIFY(g0->laneRect(m_t.cpu0).top() < g0->laneRect(m_t.gpu0).top());
     const RankGroupWidget *g1 = m_view->rankGroup(1);
-    QVERIFY(g1 && !laneOfKind(g1, Lane::Kind::Memory));
+    QVERIFY(g1 && !laneOfKind(g1, LaneId::Memory));
     QVERIFY(g1->y() >= g0->y() + g0->height());
     QVERIFY(!m_view->rankGroup(2));
 }
@@ -166,7 +167,7 @@ void TestTimelineView::clickUsesToleranceAndClearsOnEmpty()
 void TestTimelineView::stepsAndInstantsAreSelectable()
 {
     RankGroupWidget *g0 = m_view->rankGroup(0);
-    const Lane *steps = laneOfKind(g0, Lane::Kind::Steps);
+    const Lane *steps = laneOfKind(g0, LaneId::Steps);
     QVERIFY(steps);
     QTest::mouseClick(g0, Qt::LeftButton, {}, QPoint(m_view->gutterWidth() + 500, steps->top + steps->height / 2));
     QCOMPARE(m_state->selection(), EventRef::span(m_t.cpu0, m_t.stepA));
@@ -214,7 +215,7 @@ void TestTimelineView::headerClickCollapses()
     QVERIFY(m_state->isRankCollapsed(0));
     QCOMPARE(g0->height(), LaneLayout::kHeaderHeight + LaneLayout::kSummaryHeight + LaneLayout::kGroupGap);
     QVERIFY(g0->laneRect(m_t.cpu0).isEmpty());
-    QVERIFY(laneOfKind(g0, Lane::Kind::Summary));
+    QVERIFY(laneOfKind(g0, LaneId::Summary));
     QTest::mouseClick(g0, Qt::LeftButton, {}, QPoint(40, LaneLayout::kHeaderHeight / 2));
     QVERIFY(!m_state->isRankCollapsed(0));
     QCOMPARE(g0->height(), expanded);

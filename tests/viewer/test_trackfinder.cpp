@@ -3,6 +3,7 @@
 // typing and Enter un-hide and expand the rank, scroll its lane into the viewport and flash it.
 
 #include "sessionbuilder.h"
+#include "timeline/lanekind.h"
 #include "screenshot.h"
 
 #include "timeline/rankgroupwidget.h"
@@ -135,7 +136,7 @@ void TestTrackFinder::modelListsEveryLane()
     QCOMPARE(first.data().toString(), QStringLiteral("Rank 2 · Memory · GPU 0"));
     QCOMPARE(first.data(TrackFinderModel::RankRole).toInt(), 2);
     QCOMPARE(first.data(TrackFinderModel::TrackRole).toUInt(), kNoTrack);
-    QCOMPARE(first.data(TrackFinderModel::LaneKindRole).toInt(), int(Lane::Kind::Memory));
+    QCOMPARE(first.data(TrackFinderModel::LaneKindRole).toString(), QStringLiteral("memory"));
     // The other lanes follow in the session's track order (the timeline's), so compare as a set.
     QStringList rest;
     for (int i = 1; i < kRowsPerRank; ++i) {

@@ -1,6 +1,6 @@
 #include "annotation.h"
+#include "findingstyle.h"
 
-#include "models/findingsmodel.h"
 
 #include <algorithm>
 
@@ -65,7 +65,7 @@ std::vector<Annotation> annotationsFromFindings(const AnalysisResult &result)
         a.endTime = range ? *f.endNs : *f.timeNs;
         a.endRank = a.rank;
         a.text = QString::fromStdString(f.title);
-        a.color = FindingsModel::severityColor(f.severity);
+        a.color = FindingStyle::severityColor(f.severity);
         a.findingKey = findingKey(f);
         out.push_back(std::move(a));
     }

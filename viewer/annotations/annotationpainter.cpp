@@ -151,7 +151,7 @@ std::vector<Placed> place(const std::vector<Annotation> &annotations, const Anno
     std::vector<std::pair<int, const Annotation *>> order; // (number, annotation); 0: not a marker
     order.reserve(annotations.size());
     for (const Annotation &a : annotations) {
-        const bool marker = a.origin == Annotation::Origin::Finding && style.findings == FindingStyle::NumberedMarker
+        const bool marker = a.origin == Annotation::Origin::Finding && style.findings == FindingMarks::NumberedMarker
             && style.number && a.kind != Annotation::Kind::Arrow;
         order.emplace_back(marker ? std::max(0, style.number(a)) : 0, &a);
     }
@@ -439,7 +439,7 @@ void paintMarker(QPainter &p, const Placed &pl, const QColor &color, bool select
 QRectF paintedArea(const AnnotationGeometry &geometry, const AnnotationStyle &style)
 {
     QRectF area = geometry.area;
-    if (style.findings == FindingStyle::NumberedMarker && geometry.markerRow)
+    if (style.findings == FindingMarks::NumberedMarker && geometry.markerRow)
         if (const std::optional<QRectF> jobRow = geometry.markerRow(kNoRank))
             area = area.united(*jobRow);
     return area;

@@ -37,7 +37,7 @@ struct AnnotationGeometry {
 };
 
 /// How finding annotations (Origin::Finding) are drawn.
-enum class FindingStyle : std::uint8_t {
+enum class FindingMarks : std::uint8_t {
     Callout,        ///< a diamond pin (note) or a dashed range with the title in a box
     NumberedMarker, ///< a badge with the finding's number in its colour (the screen and figures);
                     ///< the findings panel, a tooltip or the figure's list has the text
@@ -46,7 +46,7 @@ enum class FindingStyle : std::uint8_t {
 /// Drawing choices of one AnnotationPainter::paint call; the default draws every finding as a
 /// callout (the timeline and figures pass NumberedMarker with findingNumber()).
 struct AnnotationStyle {
-    FindingStyle findings = FindingStyle::Callout;
+    FindingMarks findings = FindingMarks::Callout;
     /// NumberedMarker: the number of a finding annotation (>= 1); 0 keeps that annotation's callout
     /// (a finding the accompanying list does not have). Unset: every finding keeps its callout.
     std::function<int(const Annotation &)> number;

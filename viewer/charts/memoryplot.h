@@ -7,6 +7,7 @@
 // fast as a thousand, and a one-event spike still shows. The chart is a picture only: the timeline
 // handles the mouse.
 
+#include "timeline/spikemark.h"
 #include "qcustomplotinclude.h"
 
 #include "lod.h"
@@ -49,12 +50,7 @@ public:
     };
 
     /// A large rise of allocated memory the analysis found: shaded, with its size as label.
-    struct SpikeMark {
-        TimeNs time = 0;     ///< data time the rise starts (the clock offset is applied like for the curves)
-        TimeNs duration = 0; ///< how long the rise took
-        QString label;       ///< "+60.98 GiB"
-        QString tooltip;     ///< attribution and step (rich text)
-    };
+    using SpikeMark = rs::SpikeMark;
 
     explicit MemoryPlot(QWidget *parent = nullptr);
 

@@ -13,7 +13,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -26,7 +25,6 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -36,7 +34,6 @@ namespace {
 
 // What a worker hands back: the two ranks' totals (fresh or from the cache) and their diff.
 struct DiffOutcome {
-    quint64 generation = 0;
     SessionPtr session;
     RankId a = kNoRank;
     RankId b = kNoRank;
@@ -276,8 +273,7 @@ void CompareView::setSession(SessionPtr session)
     m_session = std::move(session);
     m_analysis.reset();
     m_totals.clear();
-    ++m_generation;
-    m_pending = 0;
+    m_jobs.cancel(); // what runs is for the old session: dropped (totals of another session are useless)
     m_reference = kNoRank;
     m_diffA = m_diffB = kNoRank;
     m_ops->clear();
@@ -380,7 +376,7 @@ void CompareView::setDiffRanks(RankId a, RankId b)
 {
     if (!m_session || !m_session->rank(a) || !m_session->rank(b))
         return;
-    if (a == m_diffA && b == m_diffB && (m_pending > 0 || m_ops->rankA() == a) && m_ops->rankB() == b)
+    if (a == m_diffA && b == m_diffB && (m_jobs.isPending() || m_ops->rankA() == a) && m_ops->rankB() == b)
         return;
     m_diffA = a;
     m_diffB = b;
@@ -405,22 +401,17 @@ void CompareView::setCompletedStepsOnly(bool only)
 
 void CompareView::requestDiff()
 {
-    const quint64 gen = ++m_generation;
-    ++m_pending;
     m_diffStatus->setText(tr("computing op totals\u2026"));
-    auto *watcher = new QFutureWatcher<DiffOutcome>(this);
-    connect(watcher, &QFutureWatcher<DiffOutcome>::finished, this, [this, watcher] {
-        watcher->deleteLater();
-        DiffOutcome out = watcher->result();
-        --m_pending;
-        // Totals stay valid for their session even when the request was superseded.
-        if (out.session != m_session)
-            return;
-        if (!out.scoped) {
+    // Totals stay valid for their session even when the request was overtaken.
+    auto keepTotals = [this](const DiffOutcome &out) {
+        if (out.session == m_session && !out.scoped) {
             m_totals[out.a] = out.totalsA;
             m_totals[out.b] = out.totalsB;
         }
-        if (out.generation != m_generation)
+    };
+    auto show = [this, keepTotals](DiffOutcome out) {
+        keepTotals(out);
+        if (out.session != m_session)
             return;
         m_ops->setDiff(out.session, std::move(out.ops), out.a, out.b);
         m_steps->setSteps(std::move(out.steps), out.a, out.b);
@@ -434,13 +425,12 @@ void CompareView::requestDiff()
                                                   : QString())
                                   .arg(out.elapsedMs));
         Q_EMIT diffReady(out.a, out.b);
-    });
-    watcher->setFuture(QtConcurrent::run([gen, session = m_session, a = m_diffA, b = m_diffB, ta = cachedTotals(m_diffA),
-                                          tb = cachedTotals(m_diffB), scoped = m_completedOnly->isChecked()]() {
+    };
+    auto work = [session = m_session, a = m_diffA, b = m_diffB, ta = cachedTotals(m_diffA), tb = cachedTotals(m_diffB),
+                 scoped = m_completedOnly->isChecked()]() {
         QElapsedTimer timer;
         timer.start();
         DiffOutcome out;
-        out.generation = gen;
         out.session = session;
         out.a = a;
         out.b = b;
@@ -460,7 +450,8 @@ void CompareView::requestDiff()
         out.ops = RankDiff::ops(*session, *out.totalsA, *out.totalsB);
         out.elapsedMs = timer.elapsed();
         return out;
-    }));
+    };
+    m_jobs.run(std::move(work), show, keepTotals);
 }
 
 void CompareView::syncSelectedRank(RankId rank)

@@ -10,6 +10,7 @@
 // out of memory). Op totals of a big trace take a while, so they are computed on the thread pool,
 // cached per rank for the session, and a result whose request has been superseded is dropped.
 
+#include "jobtracker.h"
 #include "analysisresult.h"
 #include "compare/optotals.h"
 #include "session.h"
@@ -72,7 +73,7 @@ public:
     /// Cached op totals of `rank` for the current session, or null when not computed yet.
     std::shared_ptr<const RankOpTotals> cachedTotals(RankId rank) const;
     /// True while a diff is being computed.
-    bool diffPending() const { return m_pending > 0; }
+    bool diffPending() const { return m_jobs.isPending(); }
 
 Q_SIGNALS:
     void referenceRankChanged(rs::RankId rank);
@@ -95,8 +96,7 @@ private:
     RankId m_diffA = kNoRank;
     RankId m_diffB = kNoRank;
     std::map<RankId, std::shared_ptr<const RankOpTotals>> m_totals;
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    JobTracker m_jobs{this}; // op totals and diffs, newest request only
     bool m_updatingCombos = false;
 
     QTabWidget *m_tabs = nullptr;

@@ -1,7 +1,7 @@
 #include "figurefindings.h"
 
 #include "annotations/annotationpainter.h"
-#include "models/findingsmodel.h"
+#include "findingstyle.h"
 #include "timeformat.h"
 
 #include <QFontMetrics>
@@ -149,12 +149,12 @@ int FigureFindings::paint(QPainter &p, const QRect &r, const QFont &font, TimeNs
 
     for (const Entry &e : m_entries) {
         const Finding &f = *e.finding;
-        const QColor color = FindingsModel::severityColor(f.severity);
+        const QColor color = FindingStyle::severityColor(f.severity);
         if (draw)
             AnnotationPainter::paintNumberBadge(p, QPointF(left + kBadgeColumn / 2.0 - 2, y + lineH / 2.0), e.number, color);
 
         // "High  Rank 2 ran out of GPU memory …  ·  rank 2 · t = +63.6 s"
-        const QString severity = FindingsModel::severityLabel(f.severity);
+        const QString severity = FindingStyle::severityLabel(f.severity);
         text(textX, y, severity, strong, color);
         const int titleX = textX + fmStrong.horizontalAdvance(severity) + 10;
         const int titleW = textW - (titleX - textX);

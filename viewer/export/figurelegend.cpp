@@ -1,10 +1,13 @@
 #include "figurelegend.h"
 
+#include "timeline/lanekind.h"
+#include "timeline/lanes/launchermarker.h"
+
 #include "figurechrome.h"
 #include "figurefindings.h"
-#include "figurememorypainter.h"
+#include "timeline/memorylanepainter.h"
+#include "findingstyle.h"
 #include "logstyle.h"
-#include "models/findingsmodel.h"
 #include "rankcolors.h"
 #include "timeline/analysisoverlay.h"
 
@@ -29,16 +32,17 @@ void FigureLegend::addGroup(const Session &session, RankId rank, const LaneLayou
     // What is actually drawn decides what is explained.
     m_ranks.push_back(rank);
     const Rank &r = *session.rank(rank);
-    for (const FigureMemoryPainter::Curve &c : FigureMemoryPainter::curvesOf(session, layout.memoryTracks(), rank)) {
-        m_used = m_used || c.style == FigureMemoryPainter::Style::Dashed;
-        m_reserved = m_reserved || c.style == FigureMemoryPainter::Style::Line;
-        m_snapshot = m_snapshot || c.style == FigureMemoryPainter::Style::Dotted;
+    for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(session, layout.memoryTracks(), rank)) {
+        m_used = m_used || c.style == MemoryLanePainter::Style::Dashed;
+        m_reserved = m_reserved || c.style == MemoryLanePainter::Style::Line;
+        m_snapshot = m_snapshot || c.style == MemoryLanePainter::Style::Dotted;
     }
     if (!layout.memoryTracks().empty())
         m_capacity = m_capacity || LaneLayout::deviceCapacity(r, session.tracks()[layout.memoryTracks().front()].device) > 0;
     for (const Lane &l : lanes) {
-        m_logs = m_logs || l.kind == Lane::Kind::Log;
-        if (l.kind == Lane::Kind::Spans) {
+        m_logs = m_logs || l.is(LaneId::Log);
+        m_launcher = m_launcher || l.is(LaneId::Launcher);
+        if (l.is(LaneId::Spans)) {
             const Track &t = session.tracks()[l.track];
             m_gpu = m_gpu || t.kind == TrackKind::GpuStream;
             // A sample of spans is enough to know the families present.
@@ -131,22 +135,22 @@ int FigureLegend::paint(QPainter &p, const QRect &r, const QFont &font, bool dra
         });
         if (m_reserved)
             item(tr("reserved"), [&](const QRectF &s) {
-                p.setPen(FigureMemoryPainter::pen(FigureMemoryPainter::Style::Line, RankColors::textColor(m_ranks.front())));
+                p.setPen(MemoryLanePainter::pen(MemoryLanePainter::Style::Line, RankColors::textColor(m_ranks.front())));
                 p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
             });
         if (m_used)
             item(tr("used (nvidia-smi)"), [&](const QRectF &s) {
-                p.setPen(FigureMemoryPainter::pen(FigureMemoryPainter::Style::Dashed, QColor(0x37, 0x41, 0x51)));
+                p.setPen(MemoryLanePainter::pen(MemoryLanePainter::Style::Dashed, QColor(0x37, 0x41, 0x51)));
                 p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
             });
         if (m_snapshot)
             item(tr("allocator snapshot"), [&](const QRectF &s) {
-                p.setPen(FigureMemoryPainter::pen(FigureMemoryPainter::Style::Dotted, RankColors::color(m_ranks.front())));
+                p.setPen(MemoryLanePainter::pen(MemoryLanePainter::Style::Dotted, RankColors::color(m_ranks.front())));
                 p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
             });
         if (m_capacity)
             item(tr("GPU capacity"), [&](const QRectF &s) {
-                p.setPen(FigureMemoryPainter::capacityPen());
+                p.setPen(MemoryLanePainter::capacityPen());
                 p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
             });
         if (m_spikes)
@@ -189,13 +193,19 @@ int FigureLegend::paint(QPainter &p, const QRect &r, const QFont &font, bool dra
                                          std::pair{LogStyle::Mark::Oom, tr("OOM message")}})
             item(name, [&, mark = mark](const QRectF &s) { LogStyle::paintMarker(p, s.center(), mark, 5.0); });
     }
+    if (m_launcher) {
+        x += 8;
+        section(tr("Launcher"));
+        item(tr("failed worker"), [&](const QRectF &s) { LauncherMarker::paint(p, s.center(), true, 5.0); });
+        item(tr("job or step ended"), [&](const QRectF &s) { LauncherMarker::paint(p, s.center(), false, 5.0); });
+    }
     if (!m_severities.empty()) {
         x += 8;
         section(tr("Findings"));
         for (auto it = m_severities.rbegin(); it != m_severities.rend(); ++it) {
             const Severity sev = *it;
-            item(FindingsModel::severityLabel(sev), [&, sev](const QRectF &s) {
-                QColor c = FindingsModel::severityColor(sev);
+            item(FindingStyle::severityLabel(sev), [&, sev](const QRectF &s) {
+                QColor c = FindingStyle::severityColor(sev);
                 p.fillRect(s.adjusted(2, 1, -2, -1), QColor(c.red(), c.green(), c.blue(), 50));
                 p.fillRect(QRectF(s.left() + 2, s.top() + 1, 3, s.height() - 2), c);
             });

@@ -57,6 +57,7 @@ private:
     bool m_oom = false;                         // some rank has an OOM
     bool m_gpu = false;                         // some span lane is a GPU stream
     bool m_logs = false;                        // some group has a log lane
+    bool m_launcher = false;                    // some group has a launcher lane
     std::set<SpanPalette::Family> m_families;   // span families seen on the lanes drawn
     std::set<Severity> m_severities;            // of finding annotations drawn as callouts
     bool m_note = false, m_range = false, m_arrow = false; // user annotation kinds drawn

@@ -3,14 +3,13 @@
 #include "annotations/annotationpainter.h"
 #include "figurechrome.h"
 #include "figurefindings.h"
-#include "figurememorypainter.h"
 #include "figureruler.h"
 #include "plural.h"
 #include "rankcolors.h"
 #include "timeformat.h"
 #include "timeline/analysisoverlay.h"
-#include "timeline/gutterpainter.h"
-#include "timeline/lanepainter.h"
+#include "timeline/lanekind.h"
+#include "timeline/rankgrouppainter.h"
 #include "timeline/timelinecontext.h"
 
 #include <QImage>
@@ -26,15 +25,8 @@ namespace {
 constexpr int kMargin = FigureChrome::kMargin;
 constexpr int kTitleHeight = FigureChrome::kTitleHeight;
 constexpr int kFooterHeight = FigureChrome::kFooterHeight;
-constexpr int kFigureMemoryHeight = 104; // taller than on screen: the memory curve is the story
 constexpr int kMarkerStrip = FigureMarkerStrips::kHeight;
 const QColor kMuted = FigureChrome::mutedColor();
-const QColor kSeparator(0xe7, 0xe9, 0xee);
-
-bool hasOomInstant(const Track &t)
-{
-    return std::any_of(t.instants.begin(), t.instants.end(), [](const Instant &i) { return i.flags & SpanFlagOutOfMemory; });
-}
 
 } // namespace
 
@@ -99,7 +91,7 @@ FigureRenderer::FigureRenderer(SessionPtr session, std::shared_ptr<const Analysi
     }
     // The legend explains what the groups draw, which is fixed from here on.
     for (const Group &g : m_groups)
-        m_legend.addGroup(*m_session, g.rank, g.layout, g.lanes, !m_ctx->evidence.ooms(g.rank).empty());
+        m_legend.addGroup(*m_session, g.rank, g.layout, g.layout.lanes(), !m_ctx->evidence.ooms(g.rank).empty());
     m_legend.setSpikes(m_analysis && !m_analysis->spikes.empty());
     m_legend.addAnnotations(m_opt.annotations, m_analysis.get(), *m_findings);
     layout();
@@ -129,49 +121,22 @@ QString FigureRenderer::rangeText() const
 void FigureRenderer::buildGroup(Group &g, const Rank &rank, bool collapsed)
 {
     const Session &s = *m_session;
-    g.layout.build(s, rank, collapsed, !m_ctx->evidence.logs(rank.id).empty());
-    const bool compact = m_opt.detail == FigureOptions::Detail::Compact;
-    bool anyGpu = false;
-    for (const Lane &l : g.layout.lanes())
-        anyGpu = anyGpu || (l.kind == Lane::Kind::Spans && s.tracks()[l.track].kind == TrackKind::GpuStream);
-    bool cpuFallback = false;
-    int y = 0;
-    for (Lane lane : g.layout.lanes()) {
-        bool keep = true;
-        if (compact) {
-            switch (lane.kind) {
-            case Lane::Kind::Header:
-            case Lane::Kind::Summary:
-            case Lane::Kind::Memory:
-            case Lane::Kind::Steps:
-            case Lane::Kind::Log: break;
-            case Lane::Kind::Spans:
-                // Without GPU streams the main thread stands in, so the group still shows the work.
-                keep = s.tracks()[lane.track].kind == TrackKind::GpuStream || (!anyGpu && !cpuFallback);
-                cpuFallback = cpuFallback || (keep && !anyGpu);
-                break;
-            case Lane::Kind::Instants:
-                keep = hasOomInstant(s.tracks()[lane.track]);
-                lane.title = tr("OOM (profiler)");
-                break;
-            default: keep = false; break;
-            }
-        }
-        if (!keep)
-            continue;
-        if (lane.kind == Lane::Kind::Memory)
-            lane.height = std::max(lane.height, kFigureMemoryHeight);
-        lane.top = y;
-        y += lane.height;
-        g.lanes.push_back(lane);
-        // The rank's finding markers get a strip of their own under the header: on the lanes they
-        // would cover the curves and their labels (the OOM's, the spikes').
-        if (lane.kind == Lane::Kind::Header && m_markers.has(rank.id)) {
-            g.markerTop = y;
-            y += kMarkerStrip;
-        }
+    LaneLayout::Options o;
+    o.collapsed = collapsed;
+    o.timedLogs = !m_ctx->evidence.logs(rank.id).empty();
+    // The rank's finding markers get a row of their own under the header: on the lanes they would
+    // cover the curves and their labels (the OOM's, the spikes').
+    o.findings = m_markers.has(rank.id);
+    o.figure = true;
+    g.layout.build(s, rank, o);
+    if (m_opt.detail == FigureOptions::Detail::Compact) {
+        CompactFilter filter;
+        filter.session = &s;
+        for (const Lane &l : g.layout.lanes())
+            filter.anyGpu = filter.anyGpu || (l.is(LaneId::Spans) && s.tracks()[l.track].kind == TrackKind::GpuStream);
+        g.layout.filter([&filter](Lane &lane) { return lane.kind->keepInCompact(lane, filter); });
     }
-    g.height = y + LaneLayout::kGroupGap;
+    g.height = g.layout.height();
 
     QStringList parts;
     if (m_analysis)
@@ -190,12 +155,14 @@ void FigureRenderer::buildGroup(Group &g, const Rank &rank, bool collapsed)
     // A placeholder rank stands for a process whose log never said its rank: say which process.
     if (!rank.unknownProcess.empty())
         parts.prepend(tr("rank unknown: process %1").arg(QString::fromStdString(rank.unknownProcess)));
-    g.summary = parts.join(QStringLiteral("  ·  "));
+    g.header.summary = parts.join(QStringLiteral("  ·  "));
     if (const std::size_t ooms = m_ctx->evidence.oomCount(rank.id))
-        g.alerts << (ooms == 1 ? tr("OOM") : tr("%1 OOMs").arg(ooms));
+        g.header.alerts << (ooms == 1 ? tr("OOM") : tr("%1 OOMs").arg(ooms));
     if (const std::size_t errors = m_ctx->evidence.errorCount(rank.id))
-        g.alerts << countOf(static_cast<qint64>(errors), tr("error"), tr("errors"));
-    g.divergence = m_analysis ? AnalysisOverlay::divergenceBadge(*m_analysis, rank.id) : QString();
+        g.header.alerts << countOf(static_cast<qint64>(errors), tr("error"), tr("errors"));
+    g.header.divergence = m_analysis ? AnalysisOverlay::divergenceBadge(*m_analysis, rank.id) : QString();
+    g.header.collapsed = collapsed;
+    g.header.disclosure = false; // a figure on paper has nothing to click
 }
 
 void FigureRenderer::layout()
@@ -295,78 +262,23 @@ void FigureRenderer::paintTitle(QPainter &p, const QRect &r) const
 
 void FigureRenderer::paintGroup(QPainter &p, Group &g)
 {
-    TimelineContext &ctx = *m_ctx;
-    const Session &s = *m_session;
-    const Rank &rank = *s.rank(g.rank);
-    const int width = m_groupWidth;
-    const int gw = ctx.gutterWidth;
-    const TimeScale view = viewScale();
-    const TimeNs offset = offsetOf(g.rank);
-    const bool collapsed = std::find(m_opt.collapsed.begin(), m_opt.collapsed.end(), g.rank) != m_opt.collapsed.end();
-
-    QFont laneFont = m_font;
-    laneFont.setPixelSize(11);
-    p.setFont(laneFont);
-    LanePainter lanes(p, ctx, view, offset, width);
-    GutterPainter gutter(p, ctx, width, m_font);
-    FigureMemoryPainter memory(p, ctx, view, offset);
-    const std::vector<FigureMemoryPainter::Curve> curves = FigureMemoryPainter::curvesOf(s, g.layout.memoryTracks(), g.rank);
-    const double capacity = g.layout.memoryTracks().empty()
-        ? 0.0
-        : static_cast<double>(LaneLayout::deviceCapacity(rank, s.tracks()[g.layout.memoryTracks().front()].device));
-    const QRect dataArea(gw, 0, width - gw, g.height);
-    const EventRef none;
-    p.fillRect(QRect(0, 0, width, g.height - LaneLayout::kGroupGap), Qt::white);
-    for (const Lane &lane : g.lanes) {
-        const QRect full(0, lane.top, width, lane.height);
-        if (lane.kind == Lane::Kind::Header) {
-            gutter.header(lane, g.rank, collapsed, false, g.summary, g.alerts, /*disclosure=*/false);
-            AnalysisOverlay::paintBadge(p, QRect(gw, lane.top, width - gw, lane.height), g.divergence);
-            if (g.markerTop >= 0)
-                FigureMarkerStrips::paint(p, QRect(0, g.markerTop, width, kMarkerStrip), gw, m_font, g.rank);
-            continue;
-        }
-        p.setClipRect(dataArea.intersected(full));
-        p.setFont(laneFont);
-        if (lane.kind != Lane::Kind::Memory)
-            lanes.grid(lane.top, lane.height - 1);
-        switch (lane.kind) {
-        case Lane::Kind::Spans: lanes.spans(lane, lane.track, full); break;
-        case Lane::Kind::Steps: lanes.steps(lane, rank); break;
-        case Lane::Kind::Counter: lanes.counter(lane, lane.track); break;
-        case Lane::Kind::Instants: lanes.instants(lane, s.tracks()[lane.track]); break;
-        case Lane::Kind::Summary: lanes.summary(lane, g.layout.summaryTracks(), RankColors::color(g.rank)); break;
-        case Lane::Kind::Log: lanes.logs(lane, g.rank, none, none); break;
-        case Lane::Kind::Memory:
-            lanes.grid(lane.top, lane.height - 1);
-            memory.plot(QRect(gw, lane.top, width - gw, lane.height - 1), curves, ctx.memoryMax, capacity, g.rank, m_opt.highlight);
-            break;
-        default: break;
-        }
-        p.setClipping(false);
-        p.setPen(kSeparator);
-        p.drawLine(gw, lane.top + lane.height - 1, width, lane.top + lane.height - 1);
-        gutter.lane(lane, nullptr, g.rank);
-        if (lane.kind == Lane::Kind::Memory)
-            memory.legend(GutterPainter::kStripe + 10, lane.top + 1 + LaneLayout::kRowHeight, gw - GutterPainter::kStripe - 18,
-                          lane.top + lane.height - 2, curves, capacity);
-    }
-    const int bodyHeight = g.height - LaneLayout::kGroupGap;
-    if (g.lanes.size() > 1) {
-        const int top = g.lanes[1].top;
-        p.setClipRect(QRect(gw, top, width - gw, bodyHeight - top));
-        lanes.oomLines(g.rank, top, bodyHeight - 1);
-        p.setClipping(false);
-    }
-    if (!g.lanes.empty()) {
-        const Lane &head = g.lanes.front();
-        const int top = head.top + head.height;
-        AnalysisOverlay::paintHighlight(p, m_opt.highlight, g.rank, view, QRect(gw, top, width - gw, bodyHeight - top),
-                                        QRect(0, head.top, width, head.height));
-    }
-    p.fillRect(QRect(0, 0, GutterPainter::kStripe, bodyHeight), RankColors::color(g.rank));
-    p.setPen(kSeparator);
-    p.drawLine(width - 1, 0, width - 1, bodyHeight - 1);
+    LaneFrame f;
+    f.painter = &p;
+    f.ctx = m_ctx.get();
+    f.layout = &g.layout;
+    f.header = &g.header;
+    f.rank = g.rank;
+    f.view = viewScale();
+    f.offset = offsetOf(g.rank);
+    f.width = m_groupWidth;
+    f.exposed = QRect(0, 0, m_groupWidth, g.height - LaneLayout::kGroupGap);
+    f.font = m_font;
+    f.figure = true;
+    f.highlight = m_opt.highlight;
+    f.findingsRow = [font = m_font, gw = m_ctx->gutterWidth, rank = g.rank](QPainter &painter, const QRect &row, const QString &) {
+        FigureMarkerStrips::paint(painter, row, gw, font, rank);
+    };
+    RankGroupPainter::paint(f);
 }
 
 void FigureRenderer::paintAnnotations(QPainter &p) const
@@ -380,7 +292,7 @@ void FigureRenderer::paintAnnotations(QPainter &p) const
         for (const Group &g : m_groups) {
             if (g.rank != rank)
                 continue;
-            const int head = g.lanes.empty() ? 0 : g.lanes.front().height;
+            const int head = g.layout.lanes().empty() ? 0 : g.layout.lanes().front().height;
             return QRectF(kMargin + m_ctx->gutterWidth, g.top + head, m_groupWidth - m_ctx->gutterWidth,
                           g.height - LaneLayout::kGroupGap - head);
         }
@@ -394,15 +306,15 @@ void FigureRenderer::paintAnnotations(QPainter &p) const
         if (rank == kNoRank)
             return m_jobMarkersTop >= 0 ? std::optional<QRectF>(QRectF(left, m_jobMarkersTop, w, kMarkerStrip - 1)) : std::nullopt;
         for (const Group &g : m_groups)
-            if (g.rank == rank && g.markerTop >= 0)
-                return QRectF(left, g.top + g.markerTop, w, kMarkerStrip - 1);
+            if (const Lane *row = g.rank == rank ? g.layout.findingsLane() : nullptr)
+                return QRectF(left, g.top + row->top, w, kMarkerStrip - 1);
         return std::nullopt;
     };
     // Listed findings become numbered markers (the list under the legend has their text); user
     // annotations, and finding annotations the list does not have, keep their callouts.
     AnnotationStyle style;
     if (!m_findings->isEmpty()) {
-        style.findings = FindingStyle::NumberedMarker;
+        style.findings = FindingMarks::NumberedMarker;
         style.number = [this](const Annotation &a) { return m_findings->numberOf(a); };
     }
     p.save();

@@ -1,9 +1,9 @@
 #pragma once
 // Draws the timeline of a session as a self-contained figure onto any QPainter: a title block (the
 // title, the window as wall-clock start–end and duration, the ranks shown, the RankScope version;
-// FigureChrome), the time ruler (FigureRuler), one group per rank with its lanes painted by the
-// same painters as the screen (LanePainter, GutterPainter, AnalysisOverlay), the memory lane drawn
-// with QPainter (FigureMemoryPainter), the annotations on top (AnnotationPainter; findings as
+// FigureChrome), the time ruler (FigureRuler), one group per rank painted by the screen's
+// RankGroupPainter and lane kinds (the memory lane drawn with QPainter by MemoryLanePainter, as a
+// figure renders without widgets), the annotations on top (AnnotationPainter; findings as
 // numbered markers in rows of their own, FigureMarkerStrips), a legend (FigureLegend), the
 // findings in full (FigureFindings) and a footer; this class builds the groups and lays the parts
 // out. Needs QtGui only at render time (no widget is created), so `rankscope export` runs without a
@@ -13,6 +13,7 @@
 #include "figurelegend.h"
 #include "figuremarkerstrips.h"
 #include "figureoptions.h"
+#include "timeline/lanekind.h"
 #include "timeline/lanelayout.h"
 #include "timeline/timeruler.h"
 #include "timeline/timescale.h"
@@ -68,14 +69,10 @@ public:
 private:
     struct Group {
         RankId rank = 0;
-        LaneLayout layout;        // lanes filtered for the detail level, restacked
-        std::vector<Lane> lanes;  // what is drawn, in group coordinates
+        LaneLayout layout;        // lanes kept for the detail level, restacked (findings row included)
         int top = 0;              // figure y of the group's first row
         int height = 0;           // rows, gap included
-        QString summary;          // header text right of the gutter
-        QStringList alerts;       // red header badges
-        QString divergence;       // amber header badge
-        int markerTop = -1;       // y of the strip of finding markers under the header; -1: none
+        GroupHeader header;       // summary, red and amber badges
     };
 
     void layout();

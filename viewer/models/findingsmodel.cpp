@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "annotations/annotation.h"
+#include "findingstyle.h"
 #include "incidentstory.h"
 #include "timeformat.h"
 
@@ -70,33 +71,6 @@ QModelIndex FindingsModel::indexOfFinding(int findingIndex, int column) const
     return it == m_order.end() ? QModelIndex() : index(static_cast<int>(it - m_order.begin()), column);
 }
 
-QColor FindingsModel::severityColor(Severity s)
-{
-    switch (s) {
-    case Severity::High: return {0xc9, 0x1d, 0x2e};
-    case Severity::Medium: return {0xd9, 0x77, 0x06};
-    case Severity::Low: return {0x25, 0x63, 0xeb};
-    case Severity::Info: return {0x6b, 0x72, 0x80};
-    }
-    return {};
-}
-
-QString FindingsModel::severityLabel(Severity s)
-{
-    switch (s) {
-    case Severity::High: return tr("High");
-    case Severity::Medium: return tr("Medium");
-    case Severity::Low: return tr("Low");
-    case Severity::Info: return tr("Info");
-    }
-    return {};
-}
-
-QString FindingsModel::severityShortLabel(Severity s)
-{
-    return s == Severity::Medium ? tr("Med") : severityLabel(s);
-}
-
 QString FindingsModel::shortRanksText(const std::vector<RankId> &ranks)
 {
     if (ranks.empty())
@@ -132,12 +106,12 @@ QIcon FindingsModel::severityIcon(Severity s) const
         QPainter p(&pm);
         p.setRenderHint(QPainter::Antialiasing);
         p.setPen(Qt::NoPen);
-        p.setBrush(severityColor(s));
+        p.setBrush(FindingStyle::severityColor(s));
         // Shapes as well as colours, so severity survives colour blindness: diamond, circle, ring.
         if (s == Severity::High) {
             p.drawPolygon(QPolygonF({{6, 0.5}, {11.5, 6}, {6, 11.5}, {0.5, 6}}));
         } else if (s == Severity::Info) {
-            p.setPen(QPen(severityColor(s), 1.5));
+            p.setPen(QPen(FindingStyle::severityColor(s), 1.5));
             p.setBrush(Qt::NoBrush);
             p.drawEllipse(QRectF(2, 2, 8, 8));
         } else {
@@ -214,7 +188,7 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
     case Qt::DisplayRole:
         switch (column) {
         case NumberColumn: return QString::number(row + 1);
-        case SeverityColumn: return severityShortLabel(f->severity);
+        case SeverityColumn: return FindingStyle::severityShortLabel(f->severity);
         // A consequence hangs off its cause, as the reader should think of it.
         case TitleColumn: return consequence ? QStringLiteral("↳ ") + fromStd(f->title) : fromStd(f->title);
         case RanksColumn: return shortRanksText(f->ranks);
@@ -225,11 +199,11 @@ QVariant FindingsModel::findingData(int row, int column, int role) const
     case Qt::DecorationRole:
         return column == SeverityColumn ? QVariant(severityIcon(f->severity)) : QVariant();
     case Qt::ForegroundRole:
-        return column == SeverityColumn ? QVariant(severityColor(f->severity)) : QVariant();
+        return column == SeverityColumn ? QVariant(FindingStyle::severityColor(f->severity)) : QVariant();
     case Qt::ToolTipRole:
         switch (column) {
         case NumberColumn: return tr("Finding %1: its marker on the timeline and its badge in exported figures carry this number").arg(row + 1);
-        case SeverityColumn: return severityLabel(f->severity);
+        case SeverityColumn: return FindingStyle::severityLabel(f->severity);
         case TitleColumn:
             if (consequence)
                 return tr("%1\n\nConsequence of #%2: fixing that fixes this.").arg(fromStd(f->title)).arg(numberOf(story.relatedTo));

@@ -63,10 +63,6 @@ public:
     /// The top-level index of finding `findingIndex` of the result; invalid when not shown.
     QModelIndex indexOfFinding(int findingIndex, int column = 0) const;
 
-    static QColor severityColor(Severity s);
-    static QString severityLabel(Severity s);
-    /// "High", "Med", "Low", "Info": the severity column's compact text.
-    static QString severityShortLabel(Severity s);
     /// "r2", "r0,1,3", "job": the ranks column's compact text.
     static QString shortRanksText(const std::vector<RankId> &ranks);
     /// "+63.6 s" (relative to the session start); full precision is in tooltips.

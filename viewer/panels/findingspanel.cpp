@@ -1,6 +1,7 @@
 #include "findingspanel.h"
 
 #include "annotations/annotationpainter.h"
+#include "findingstyle.h"
 #include "models/findingsfiltermodel.h"
 #include "models/findingsmodel.h"
 #include "timeformat.h"
@@ -72,7 +73,7 @@ public:
         const auto severity = static_cast<Severity>(index.data(FindingsModel::SeverityRole).toInt());
         const QSizeF size = AnnotationPainter::numberBadgeSize(number);
         const QPointF centre(opt.rect.left() + 2 + size.width() / 2, opt.rect.center().y() + 0.5);
-        AnnotationPainter::paintNumberBadge(*painter, centre, number, FindingsModel::severityColor(severity));
+        AnnotationPainter::paintNumberBadge(*painter, centre, number, FindingStyle::severityColor(severity));
     }
 };
 
@@ -433,12 +434,12 @@ void FindingsPanel::renderDetails()
         return;
     }
     const TimeNs origin = m_state->fullRange().begin;
-    const QString color = FindingsModel::severityColor(f->severity).name();
+    const QString color = FindingStyle::severityColor(f->severity).name();
     const QModelIndex row = m_model->indexOfFinding(m_current);
     QString out = QStringLiteral("<p style='margin:0'><span style='color:%1; font-weight:600'>#%2 %3</span>"
                                  " <span class='muted'>· %4</span></p>")
                       .arg(color, QString::number(row.data(FindingsModel::NumberRole).toInt()),
-                           FindingsModel::severityLabel(f->severity).toUpper(), html(f->id));
+                           FindingStyle::severityLabel(f->severity).toUpper(), html(f->id));
     out += QStringLiteral("<p style='font-size:large; font-weight:600; margin:4px 0'>%1</p>").arg(html(f->title));
     QString where = FindingsModel::ranksText(f->ranks).toHtmlEscaped();
     if (f->timeNs) {
@@ -544,7 +545,7 @@ void FindingsPanel::renderStory()
     m_story->setText(out);
     m_story->setStyleSheet(QStringLiteral("QLabel { background: #f8fafc; color: #111827; border: none; border-left: 4px solid %1;"
                                           " border-bottom: 1px solid #e5e7eb; padding: 8px 10px; }")
-                               .arg(FindingsModel::severityColor(severity).name()));
+                               .arg(FindingStyle::severityColor(severity).name()));
     m_story->setToolTip(tr("The incident as one story, built from the findings and their time order"));
     m_story->show();
 }

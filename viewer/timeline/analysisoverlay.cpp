@@ -30,14 +30,14 @@ QColor AnalysisOverlay::highlightColor(int alpha)
     return {0xe0, 0x8e, 0x00, alpha};
 }
 
-std::vector<MemoryPlot::SpikeMark> AnalysisOverlay::spikeMarks(const AnalysisResult &result, RankId rank)
+std::vector<SpikeMark> AnalysisOverlay::spikeMarks(const AnalysisResult &result, RankId rank)
 {
-    std::vector<MemoryPlot::SpikeMark> out;
+    std::vector<SpikeMark> out;
     const TimeNs offset = result.offsetOf(rank);
     for (const Spike &s : result.spikes) {
         if (s.rank != rank)
             continue;
-        MemoryPlot::SpikeMark m;
+        SpikeMark m;
         m.time = s.timeNs - offset;
         m.duration = s.durationNs;
         m.label = QStringLiteral("+%1").arg(TimeFormat::bytes(static_cast<double>(s.bytes)));

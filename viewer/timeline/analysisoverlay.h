@@ -4,7 +4,7 @@
 // a rank that diverges from its peers. Pure helpers, so RankGroupWidget only calls them.
 
 #include "analysisresult.h"
-#include "charts/memoryplot.h"
+#include "spikemark.h"
 #include "timescale.h"
 #include "viewstate.h"
 
@@ -28,7 +28,7 @@ public:
 
     /// The spikes of `rank` as chart marks, in the rank's data time (the analysis' offset removed,
     /// so they move with the curves when the user edits the offset).
-    static std::vector<MemoryPlot::SpikeMark> spikeMarks(const AnalysisResult &result, RankId rank);
+    static std::vector<SpikeMark> spikeMarks(const AnalysisResult &result, RankId rank);
     /// "diverges: micro-batches, peak allocated" for a divergent rank, else empty.
     static QString divergenceBadge(const AnalysisResult &result, RankId rank);
     /// One line per divergence reason, for the header tooltip.

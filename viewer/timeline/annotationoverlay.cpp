@@ -1,9 +1,11 @@
 #include "annotationoverlay.h"
 
+#include "lanekind.h"
+
 #include "annotations/annotationdialog.h"
 #include "annotations/annotationstore.h"
 #include "findingsstrip.h"
-#include "models/findingsmodel.h"
+#include "findingstyle.h"
 #include "rankgroupwidget.h"
 #include "timelineview.h"
 
@@ -155,12 +157,12 @@ AnnotationGeometry AnnotationOverlay::geometryForPainting() const
             if (!header) {
                 if (const Lane *findings = group->layout().findingsLane())
                     lane = findings;
-                else if (lanes.size() > 1 && lanes[1].kind == Lane::Kind::Summary)
+                else if (lanes.size() > 1 && lanes[1].is(LaneId::Summary))
                     lane = &lanes[1];
             }
             const QPoint origin = group->mapTo(viewport, QPoint(0, 0));
             // Less the lane's bottom separator, as the figure's strips.
-            const int h = lane->kind == Lane::Kind::Findings ? lane->height - 1 : lane->height;
+            const int h = lane->is(LaneId::Findings) ? lane->height - 1 : lane->height;
             return QRectF(left, origin.y() + lane->top, group->width() - left, h);
         };
         if (rank != kNoRank)
@@ -194,7 +196,7 @@ int AnnotationOverlay::findingNumberOf(const Annotation &a) const
 AnnotationStyle AnnotationOverlay::style() const
 {
     AnnotationStyle style;
-    style.findings = FindingStyle::NumberedMarker;
+    style.findings = FindingMarks::NumberedMarker;
     style.number = [this](const Annotation &a) { return findingNumberOf(a); };
     return style;
 }
@@ -216,8 +218,8 @@ QString AnnotationOverlay::toolTipFor(std::uint64_t id) const
     if (!f)
         return {};
     QString tip = QStringLiteral("<b style='color:%1'>%2 &nbsp;%3</b><br>%4")
-                      .arg(FindingsModel::severityColor(f->severity).name(), QString::number(findingNumberOf(*a)),
-                           FindingsModel::severityLabel(f->severity), QString::fromStdString(f->title).toHtmlEscaped());
+                      .arg(FindingStyle::severityColor(f->severity).name(), QString::number(findingNumberOf(*a)),
+                           FindingStyle::severityLabel(f->severity), QString::fromStdString(f->title).toHtmlEscaped());
     if (const QString title = QString::fromStdString(f->title); !a->text.isEmpty() && a->text != title)
         tip += QStringLiteral("<br><i>%1</i>").arg(a->text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
     tip += QStringLiteral("<br><span style='color:#6b7280'>%1</span>").arg(tr("Click to select it in Findings, drag to move it."));

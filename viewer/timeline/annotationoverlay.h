@@ -7,7 +7,7 @@
 //
 // Findings of the analysis are drawn as numbered badges (the number of findingNumbers(): the
 // findings panel's "#", the exported figure's) in rows kept free for them, as the exported figure
-// does: a rank's in the Findings lane under its group's header (LaneLayout, Lane::Kind::Findings),
+// does: a rank's in the Findings lane under its group's header (LaneLayout, LaneId::Findings),
 // job-wide ones in the strip pinned under the ruler (TimelineView::jobFindingsStrip), so they cover
 // neither the header's summary and divergence text nor the curves and spans they are about; ranges
 // keep their shading and dashed edges. syncFindingRows() gives those rows to exactly the ranks (and

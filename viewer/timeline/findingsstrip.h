@@ -1,12 +1,12 @@
 #pragma once
 // The rows the timeline keeps free for numbered finding badges, so the badges cover neither a rank
-// header's text nor the data: the Findings lane of a rank group (LaneLayout, Lane::Kind::Findings)
+// header's text nor the data: the Findings lane of a rank group (LaneLayout, LaneId::Findings)
 // and the job-wide strip pinned under the ruler (FindingsStrip). Both look alike: the label in the
 // gutter, a faint background across the data area. The badges themselves are drawn by the
 // AnnotationOverlay on top, which also takes the mouse for them.
 //
-// (The exported figure draws the same two rows with FigureMarkerStrips::paint; it could call
-// paintRow() instead.)
+// (The exported figure draws its two rows with FigureMarkerStrips::paint, ruler-grey rather than
+// tinted, through the same findings lane kind: LaneFrame::findingsRow.)
 
 #include <QWidget>
 

@@ -1,6 +1,5 @@
 #include "gutterpainter.h"
 
-#include "charts/memoryplot.h"
 #include "counterformat.h"
 #include "logstyle.h"
 #include "plural.h"
@@ -102,7 +101,7 @@ void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool s
     m_p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, m_p.fontMetrics().elidedText(summary, Qt::ElideRight, text.width()));
 }
 
-void GutterPainter::lane(const Lane &lane, const MemoryPlot *plot, RankId rank)
+GutterPainter::Cell GutterPainter::lane(const Lane &lane, bool spanRows, bool muted)
 {
     const int g = m_ctx.gutterWidth;
     m_p.fillRect(QRect(0, lane.top, g, lane.height), kGutter);
@@ -113,10 +112,11 @@ void GutterPainter::lane(const Lane &lane, const MemoryPlot *plot, RankId rank)
     small.setPixelSize(11);
     m_p.setFont(small);
     const QFontMetrics fm(small);
-    int x = kStripe + 10;
+    Cell cell;
+    cell.x = kStripe + 10;
     // Text sits on the first row of the lane, where the outermost spans are.
-    const int rowTop = lane.kind == Lane::Kind::Spans ? lane.top + LaneLayout::kLanePadding : lane.top + 1;
-    const int rowHeight = lane.kind == Lane::Kind::Spans ? LaneLayout::kRowHeight : std::min(lane.height - 2, LaneLayout::kRowHeight);
+    cell.rowTop = spanRows ? lane.top + LaneLayout::kLanePadding : lane.top + 1;
+    cell.rowHeight = spanRows ? LaneLayout::kRowHeight : std::min(lane.height - 2, LaneLayout::kRowHeight);
 
     if (!lane.badge.isEmpty()) {
         QFont badgeFont = small;
@@ -125,7 +125,7 @@ void GutterPainter::lane(const Lane &lane, const MemoryPlot *plot, RankId rank)
         const QFontMetrics bfm(badgeFont);
         const int bw = bfm.horizontalAdvance(lane.badge) + 8;
         const QColor bc = lane.badge == QLatin1String("GPU") ? kGpuBadge : lane.badge == QLatin1String("CPU") ? kCpuBadge : kLogBadge;
-        const QRect badge(x, rowTop + (rowHeight - 13) / 2, bw, 13);
+        const QRect badge(cell.x, cell.rowTop + (cell.rowHeight - 13) / 2, bw, 13);
         m_p.setRenderHint(QPainter::Antialiasing, true);
         m_p.setPen(Qt::NoPen);
         m_p.setBrush(bc);
@@ -135,65 +135,28 @@ void GutterPainter::lane(const Lane &lane, const MemoryPlot *plot, RankId rank)
         m_p.setPen(Qt::white);
         m_p.drawText(badge, Qt::AlignCenter, lane.badge);
         m_p.setFont(small);
-        x += bw + 6;
+        cell.x += bw + 6;
     }
 
-    m_p.setPen(lane.kind == Lane::Kind::Summary ? kMuted : kTitle);
-    const QRect titleRect(x, rowTop, g - x - 8, rowHeight);
+    m_p.setPen(muted ? kMuted : kTitle);
+    const QRect titleRect(cell.x, cell.rowTop, g - cell.x - 8, cell.rowHeight);
     m_p.drawText(titleRect, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(lane.title, Qt::ElideMiddle, titleRect.width()));
+    return cell;
+}
 
-    if (lane.kind == Lane::Kind::Memory && plot) {
-        // Legend: one row per curve with its swatch and peak.
-        int y = rowTop + rowHeight;
-        for (const MemoryPlot::Series &s : plot->series()) {
-            const double peak = s.track < m_ctx.counterMax.size() ? m_ctx.counterMax[s.track] : 0;
-            // The swatch is drawn with the curve's own pen, so dashed means dashed in both places.
-            if (s.style == MemoryPlot::Style::Area) {
-                QColor swatch = s.color;
-                swatch.setAlpha(140);
-                m_p.fillRect(QRect(kStripe + 12, y + 5, 14, 6), swatch);
-            } else {
-                m_p.setPen(MemoryPlot::pen(s.style, s.color));
-                m_p.drawLine(QPointF(kStripe + 12, y + 8), QPointF(kStripe + 27, y + 8));
-            }
-            m_p.setPen(kMuted);
-            m_p.drawText(QRect(kStripe + 30, y, g - kStripe - 38, 15), Qt::AlignLeft | Qt::AlignVCenter, s.name);
-            m_p.setPen(kTitle);
-            m_p.drawText(QRect(kStripe + 30, y, g - kStripe - 38, 15), Qt::AlignRight | Qt::AlignVCenter,
-                       tr("peak %1").arg(TimeFormat::bytes(peak)));
-            y += LaneLayout::kLegendRow;
-            if (y + LaneLayout::kLegendRow > lane.top + lane.height)
-                break;
-        }
-        if (plot->capacity() > 0 && y + LaneLayout::kLegendRow <= lane.top + lane.height) {
-            m_p.setPen(MemoryPlot::capacityPen());
-            m_p.drawLine(QPointF(kStripe + 12, y + 8), QPointF(kStripe + 27, y + 8));
-            m_p.setPen(kMuted);
-            m_p.drawText(QRect(kStripe + 30, y, g - kStripe - 38, 15), Qt::AlignLeft | Qt::AlignVCenter, tr("GPU capacity"));
-            m_p.setPen(kTitle);
-            m_p.drawText(QRect(kStripe + 30, y, g - kStripe - 38, 15), Qt::AlignRight | Qt::AlignVCenter,
-                         TimeFormat::bytes(plot->capacity()));
-        }
-    } else if (lane.kind == Lane::Kind::Counter && lane.track < m_ctx.counterMax.size()) {
-        m_p.setPen(kMuted);
-        const Track &t = m_ctx.session->tracks()[lane.track];
-        const QString value = tr("max %1").arg(CounterFormat::value(m_ctx.counterMax[lane.track], CounterFormat::unit(*m_ctx.session, t)));
-        m_p.drawText(QRect(x, rowTop + rowHeight - 2, g - x - 8, 14), Qt::AlignLeft | Qt::AlignVCenter, value);
-    } else if (lane.kind == Lane::Kind::Log) {
-        const std::size_t timed = m_ctx.evidence.logs(rank).size();
-        const std::size_t notable = m_ctx.evidence.notableLogs(rank).size();
-        QString text = QLocale().toString(static_cast<qint64>(timed));
-        if (notable)
-            text += tr(" · %1 ⚠").arg(QLocale().toString(static_cast<qint64>(notable)));
-        m_p.setPen(notable ? LogStyle::color(LogStyle::Mark::Warning).darker(120) : kMuted);
-        m_p.drawText(QRect(x, rowTop, g - x - 8, rowHeight), Qt::AlignRight | Qt::AlignVCenter, text);
-    } else if (lane.kind == Lane::Kind::Spans && lane.height >= 2 * LaneLayout::kRowHeight) {
-        const Track &t = m_ctx.session->tracks()[lane.track];
-        m_p.setPen(kMuted);
-        m_p.drawText(QRect(x, rowTop + rowHeight, g - x - 8, 14), Qt::AlignLeft | Qt::AlignVCenter,
-                   countOf(static_cast<qint64>(t.spans.size()), tr("span"), tr("spans")) + QStringLiteral(" · ")
-                       + countOf(t.levelCount(), tr("level"), tr("levels")));
-    }
+QColor GutterPainter::mutedColor()
+{
+    return kMuted;
+}
+
+QColor GutterPainter::titleColor()
+{
+    return kTitle;
+}
+
+QColor GutterPainter::gutterColor()
+{
+    return kGutter;
 }
 
 } // namespace rs

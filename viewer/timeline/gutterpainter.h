@@ -1,11 +1,12 @@
 #pragma once
 // Paints the fixed left gutter of a rank group: the rank header (disclosure triangle, colour, name,
-// alert badges, summary) and, for every other lane, its name with a kind badge plus the lane's
-// legend (memory curves in their line styles with their peaks, counter maxima with units, span and
-// level counts, log record counts).
+// alert badges, summary) and, for every other lane, its cell: the name with a kind badge. Each
+// lane kind (LaneKind::paintGutter) adds its own legend under the name (memory curves with their
+// peaks, counter maxima, span and level counts, log record counts).
 
 #include "lanelayout.h"
 
+#include <QColor>
 #include <QCoreApplication>
 #include <QFont>
 #include <QString>
@@ -15,7 +16,6 @@ class QPainter;
 
 namespace rs {
 
-class MemoryPlot;
 struct TimelineContext;
 
 class GutterPainter
@@ -33,8 +33,21 @@ public:
     /// collapse triangle (a figure on paper has nothing to click) and moves the name left.
     void header(const Lane &lane, RankId rank, bool collapsed, bool selected, const QString &summary,
                 const QStringList &alerts, bool disclosure = true);
-    /// The gutter cell of any other lane of `rank`; `plot` supplies the memory legend.
-    void lane(const Lane &lane, const MemoryPlot *plot, RankId rank);
+    /// Where a cell's title row is, for the legend a kind draws below or beside it.
+    struct Cell {
+        int x = 0;         ///< left of the title (after the badge)
+        int rowTop = 0;    ///< the title row
+        int rowHeight = 0;
+    };
+    /// The gutter cell of any other lane: background, border, badge and title. `spanRows` puts
+    /// the title on the first depth row of a span lane; `muted` greys it (a summary strip).
+    Cell lane(const Lane &lane, bool spanRows = false, bool muted = false);
+
+    QPainter &painter() { return m_p; }
+    TimelineContext &context() { return m_ctx; }
+    static QColor mutedColor();
+    static QColor titleColor();
+    static QColor gutterColor();
 
 private:
     QPainter &m_p;

@@ -1,5 +1,8 @@
 #include "lanelayout.h"
 
+#include "lanekind.h"
+#include "laneregistry.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -44,15 +47,18 @@ QString LaneLayout::trackTitle(const Session &session, const Track &track)
 
 void LaneLayout::build(const Session &session, const Rank &rank, bool collapsed, bool hasTimedLogs, bool findings)
 {
+    Options o;
+    o.collapsed = collapsed;
+    o.timedLogs = hasTimedLogs;
+    o.findings = findings;
+    build(session, rank, o);
+}
+
+void LaneLayout::build(const Session &session, const Rank &rank, const Options &options)
+{
     m_lanes.clear();
     m_memoryTracks.clear();
     m_summaryTracks.clear();
-    int y = 0;
-    auto add = [&](Lane::Kind kind, TrackId track, int height, QString title, QString badge = {}) {
-        m_lanes.push_back({kind, track, y, height, std::move(title), std::move(badge)});
-        y += height;
-    };
-
     for (TrackId id : rank.tracks) {
         const Track &t = session.tracks()[id];
         if (isDeviceMemory(t))
@@ -68,59 +74,44 @@ void LaneLayout::build(const Session &session, const Rank &rank, bool collapsed,
         }
     }
 
-    add(Lane::Kind::Header, kNoTrack, kHeaderHeight, tr("Rank %1").arg(rank.id));
-    if (collapsed) {
-        add(Lane::Kind::Summary, kNoTrack, kSummaryHeight,
-            m_summaryTracks.empty() ? tr("no activity") : tr("activity"));
-        m_height = y + kGroupGap;
-        return;
-    }
-    if (findings)
-        add(Lane::Kind::Findings, kNoTrack, kFindingsHeight, tr("Findings"));
-    if (!m_memoryTracks.empty()) {
-        const int device = session.tracks()[m_memoryTracks.front()].device;
-        // The gutter lists every curve with its peak, and the GPU's capacity: one title row, one
-        // row per curve, one for the capacity when it is known.
-        const int rows = static_cast<int>(m_memoryTracks.size()) + (deviceCapacity(rank, device) > 0 ? 1 : 0);
-        const int legend = kRowHeight + kLegendRow * rows + 6;
-        add(Lane::Kind::Memory, kNoTrack, std::max(kMemoryHeight, legend), tr("Memory · GPU %1").arg(device));
-    }
-    if (!rank.steps.empty())
-        add(Lane::Kind::Steps, kNoTrack, kStepsHeight, tr("Steps"));
-    if (hasTimedLogs)
-        add(Lane::Kind::Log, kNoTrack, kLogHeight, tr("Log"), tr("LOG"));
-    for (TrackId id : rank.tracks) {
-        const Track &t = session.tracks()[id];
-        if (std::find(m_memoryTracks.begin(), m_memoryTracks.end(), id) != m_memoryTracks.end())
-            continue;
-        const QString title = trackTitle(session, t);
-        switch (t.kind) {
-        case TrackKind::CpuThread:
-        case TrackKind::GpuStream:
-            if (!t.spans.empty())
-                add(Lane::Kind::Spans, id, t.levelCount() * kRowHeight + 2 * kLanePadding + 1, title,
-                    t.kind == TrackKind::GpuStream ? tr("GPU") : tr("CPU"));
-            // Thread instants get a row of their own under the spans rather than covering them.
-            if (!t.instants.empty())
-                add(Lane::Kind::Instants, id, kInstantsHeight, t.spans.empty() ? title : tr("instants"),
-                    t.spans.empty() ? (t.kind == TrackKind::GpuStream ? tr("GPU") : tr("CPU")) : QString());
-            break;
-        case TrackKind::MemoryAllocated:
-        case TrackKind::MemoryReserved:
-        case TrackKind::GpuMemoryUsed:
-        case TrackKind::GpuUtilization:
-        case TrackKind::Counter:
-            if (!t.counter.empty())
-                add(Lane::Kind::Counter, id, kCounterHeight, title);
-            break;
-        case TrackKind::Markers:
-        case TrackKind::Log:
-            if (!t.instants.empty())
-                add(Lane::Kind::Instants, id, kInstantsHeight, title, t.kind == TrackKind::Log ? tr("LOG") : QString());
-            break;
-        }
-    }
+    int y = 0;
+    LaneBuilder builder(session, rank, options, *this, m_lanes, y);
+    const std::vector<const LaneKind *> kinds = LaneRegistry::instance().kinds();
+    for (const LaneKind *kind : kinds)
+        kind->addLanes(builder);
+    // Track lanes follow the rank's track order; a track may have lanes of several kinds (a thread's
+    // spans, then its instants in a row of their own).
+    if (!options.collapsed)
+        for (TrackId id : rank.tracks)
+            if (!isMemoryTrack(id))
+                for (const LaneKind *kind : kinds)
+                    kind->addTrackLanes(builder, id);
     m_height = y + kGroupGap;
+}
+
+void LaneLayout::filter(const std::function<bool(Lane &)> &keep)
+{
+    std::vector<Lane> kept;
+    int y = 0;
+    for (Lane lane : m_lanes) {
+        if (!keep(lane))
+            continue;
+        lane.top = y;
+        y += lane.height;
+        kept.push_back(std::move(lane));
+    }
+    m_lanes = std::move(kept);
+    m_height = y + kGroupGap;
+}
+
+bool LaneLayout::isMemoryTrack(TrackId track) const
+{
+    return std::find(m_memoryTracks.begin(), m_memoryTracks.end(), track) != m_memoryTracks.end();
+}
+
+bool Lane::is(std::string_view id) const
+{
+    return kind && kind->id() == id;
 }
 
 int LaneLayout::rankDevice(const Session &session, const Rank &rank)
@@ -166,28 +157,27 @@ const Lane *LaneLayout::laneForTrack(TrackId track) const
     return nullptr;
 }
 
-const Lane *LaneLayout::memoryLane() const
+const Lane *LaneLayout::lane(std::string_view id) const
 {
     for (const Lane &l : m_lanes)
-        if (l.kind == Lane::Kind::Memory)
+        if (l.is(id))
             return &l;
     return nullptr;
+}
+
+const Lane *LaneLayout::memoryLane() const
+{
+    return lane(LaneId::Memory);
 }
 
 const Lane *LaneLayout::findingsLane() const
 {
-    for (const Lane &l : m_lanes)
-        if (l.kind == Lane::Kind::Findings)
-            return &l;
-    return nullptr;
+    return lane(LaneId::Findings);
 }
 
 const Lane *LaneLayout::logLane() const
 {
-    for (const Lane &l : m_lanes)
-        if (l.kind == Lane::Kind::Log)
-            return &l;
-    return nullptr;
+    return lane(LaneId::Log);
 }
 
 } // namespace rs

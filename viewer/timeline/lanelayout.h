@@ -7,29 +7,25 @@
 
 #include <QString>
 
+#include <functional>
+#include <string_view>
 #include <vector>
 
 namespace rs {
 
-/// One horizontal band of a rank group.
+class LaneKind;
+
+/// One horizontal band of a rank group, of one registered kind (LaneKind, LaneRegistry).
 struct Lane {
-    enum class Kind : std::uint8_t {
-        Header,   ///< rank name, colour, collapse toggle and summary
-        Memory,   ///< allocated/reserved (and nvidia-smi used) curves of the rank's GPU
-        Steps,    ///< ProfilerStep#N bands
-        Spans,    ///< a CPU thread or GPU stream, spans stacked by depth
-        Counter,  ///< any other counter track, drawn as a min/max area
-        Instants, ///< a marker or log track: one tick per instant
-        Log,      ///< the rank's timed log records (Session::logs()), one marker each
-        Summary,  ///< collapsed group: one busy strip of the rank's GPU (or CPU) work
-        Findings, ///< the numbered badges of the rank's finding annotations, right under the header
-    };
-    Kind kind = Kind::Spans;  ///< what the lane shows
-    TrackId track = kNoTrack; ///< the track shown (Spans, Counter, Instants), else kNoTrack
+    const LaneKind *kind = nullptr; ///< what the lane shows; paints, hit-tests and explains it
+    TrackId track = kNoTrack; ///< the track shown (spans, counter, instants lanes), else kNoTrack
     int top = 0;              ///< y of the first pixel row, in group coordinates
     int height = 0;           ///< pixel rows, separator included
     QString title;            ///< gutter text
     QString badge;            ///< short kind tag drawn before the title ("CPU", "GPU"), may be empty
+
+    /// Whether the lane is of the kind with id `id` (LaneId::Memory, …).
+    bool is(std::string_view id) const;
 };
 
 class LaneLayout
@@ -47,6 +43,15 @@ public:
     static constexpr int kSummaryHeight = 18;
     static constexpr int kFindingsHeight = 20; ///< one row of numbered finding badges (the figure's strip too)
     static constexpr int kGroupGap = 8;     ///< empty rows after the last lane
+    static constexpr int kFigureMemoryHeight = 104; ///< a figure's memory lane: the curve is the story
+
+    /// What a group is laid out for.
+    struct Options {
+        bool collapsed = false; ///< header and summary strip only
+        bool timedLogs = false; ///< the rank has timed log records (a log lane; untimed ones have no place)
+        bool findings = false;  ///< a Findings row right under the header of an expanded group
+        bool figure = false;    ///< an exported figure (a taller memory lane)
+    };
 
     /// Lays out `rank` of `session`; a collapsed group is its header and a summary strip. The log
     /// lane is added only when `hasTimedLogs` (records without time have nowhere to go on a time axis).
@@ -54,6 +59,13 @@ public:
     /// for the badges of the rank's finding annotations so they cover neither the header's text nor
     /// the data (a collapsed group stays two rows: its badges sit on the summary strip).
     void build(const Session &session, const Rank &rank, bool collapsed, bool hasTimedLogs, bool findings = false);
+    /// The same with every option; every registered lane kind adds its lanes, in registry order.
+    void build(const Session &session, const Rank &rank, const Options &options);
+    /// Keeps the lanes `keep` returns true for (it may change their title or height) and stacks
+    /// them again from the top: compact figures.
+    void filter(const std::function<bool(Lane &)> &keep);
+    /// The first lane of kind `id`, or nullptr.
+    const Lane *lane(std::string_view id) const;
 
     const std::vector<Lane> &lanes() const { return m_lanes; }
     /// Total height of the group, gap included.
@@ -69,6 +81,8 @@ public:
     const Lane *logLane() const;
     /// The Findings lane, or nullptr when build() was not asked for one or the group is collapsed.
     const Lane *findingsLane() const;
+    /// Whether `track` is drawn in the memory lane (so it gets no lane of its own).
+    bool isMemoryTrack(TrackId track) const;
     /// Tracks drawn in the memory lane: allocated, reserved and nvidia-smi used of devices >= 0
     /// (profiler, allocator snapshot and nvidia-smi alike), in the rank's track order.
     const std::vector<TrackId> &memoryTracks() const { return m_memoryTracks; }

@@ -6,15 +6,13 @@
 #include "charts/memoryplot.h"
 #include "counterformat.h"
 #include "findingsstrip.h"
-#include "gutterpainter.h"
 #include "lanepainter.h"
-#include "logstyle.h"
+#include "memorylanepainter.h"
 #include "plural.h"
-#include "rankcolors.h"
+#include "rankgrouppainter.h"
 #include "timeformat.h"
 #include "timelinecontext.h"
 
-#include <QFileInfo>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
@@ -27,46 +25,16 @@ namespace rs {
 
 namespace {
 
-const QColor kSeparator(0xe7, 0xe9, 0xee);
-
 constexpr int kDragThreshold = 4; // pixels before a press becomes a drag
-constexpr int kHitTolerancePx = 3;
 
-QString fromView(std::string_view v)
-{
-    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
-}
-
-// The curves of the memory lane, areas first so every line stays visible on top of them.
+// The memory lane's curves as the chart's series: the names, colours and styles the lane's gutter
+// legend and the figure use (MemoryLanePainter::curvesOf).
 std::vector<MemoryPlot::Series> memorySeries(const Session &s, const std::vector<TrackId> &tracks, RankId rank)
 {
-    std::vector<MemoryPlot::Series> areas, lines;
-    const int device = s.tracks()[tracks.front()].device;
-    for (TrackId id : tracks) {
-        const Track &t = s.tracks()[id];
-        const QString suffix = t.device != device ? RankGroupWidget::tr(" (GPU %1)").arg(t.device) : QString();
-        // The allocator snapshot replays the same allocator as the profiler's counters, so it keeps
-        // the rank's colours but is dotted; nvidia-smi sees the whole device (CUDA context, NCCL,
-        // other processes) and gets a neutral dashed line of its own.
-        const bool snapshot = t.source < s.sources().size() && s.sources()[t.source].format == "memory-snapshot";
-        switch (t.kind) {
-        case TrackKind::MemoryAllocated:
-            if (snapshot)
-                lines.push_back({&t.counter, RankGroupWidget::tr("snapshot allocated") + suffix, RankColors::color(rank), MemoryPlot::Style::Dotted, id});
-            else
-                areas.push_back({&t.counter, RankGroupWidget::tr("allocated") + suffix, RankColors::color(rank), MemoryPlot::Style::Area, id});
-            break;
-        case TrackKind::MemoryReserved:
-            lines.push_back({&t.counter, (snapshot ? RankGroupWidget::tr("snapshot reserved") : RankGroupWidget::tr("reserved")) + suffix, RankColors::textColor(rank),
-                             snapshot ? MemoryPlot::Style::Dotted : MemoryPlot::Style::Line, id});
-            break;
-        default:
-            lines.push_back({&t.counter, RankGroupWidget::tr("used (nvidia-smi)") + suffix, QColor(0x37, 0x41, 0x51), MemoryPlot::Style::Dashed, id});
-            break;
-        }
-    }
-    areas.insert(areas.end(), lines.begin(), lines.end());
-    return areas;
+    std::vector<MemoryPlot::Series> series;
+    for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(s, tracks, rank))
+        series.push_back({&s.tracks()[c.track].counter, c.name, c.color, static_cast<MemoryPlot::Style>(c.style), c.track});
+    return series;
 }
 
 } // namespace
@@ -113,11 +81,11 @@ RankGroupWidget::RankGroupWidget(TimelineContext &context, RankId rank, QWidget 
     // A placeholder rank stands for a process whose log never said its rank: say which process.
     if (!r.unknownProcess.empty())
         parts.prepend(tr("rank unknown: process %1").arg(QString::fromStdString(r.unknownProcess)));
-    m_summary = parts.join(QStringLiteral("  ·  "));
+    m_header.summary = parts.join(QStringLiteral("  ·  "));
     if (const std::size_t ooms = m_ctx.evidence.oomCount(m_rank))
-        m_alerts << (ooms == 1 ? tr("OOM") : tr("%1 OOMs").arg(ooms));
+        m_header.alerts << (ooms == 1 ? tr("OOM") : tr("%1 OOMs").arg(ooms));
     if (const std::size_t errors = m_ctx.evidence.errorCount(m_rank))
-        m_alerts << countOf(static_cast<qint64>(errors), tr("error"), tr("errors"));
+        m_header.alerts << countOf(static_cast<qint64>(errors), tr("error"), tr("errors"));
     relayout();
     analysisChanged();
 }
@@ -142,13 +110,13 @@ std::vector<MemoryPlot::OomMark> oomMarksOf(const EvidenceIndex &evidence, RankI
 
 void RankGroupWidget::analysisChanged()
 {
-    m_divergence = m_ctx.analysis ? AnalysisOverlay::divergenceBadge(*m_ctx.analysis, m_rank) : QString();
+    m_header.divergence = m_ctx.analysis ? AnalysisOverlay::divergenceBadge(*m_ctx.analysis, m_rank) : QString();
     if (m_plot)
         m_plot->setValueMax(m_ctx.memoryMax); // the analysis' extent may leave an implausible counter out
     if (m_plot)
         m_plot->setOomMarks(oomMarksOf(m_ctx.evidence, m_rank)); // the evidence index was rebuilt with the analysis' placements
     if (m_plot)
-        m_plot->setSpikeMarks(m_ctx.analysis ? AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank) : std::vector<MemoryPlot::SpikeMark>());
+        m_plot->setSpikeMarks(m_ctx.analysis ? AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank) : std::vector<SpikeMark>());
     update();
 }
 
@@ -248,7 +216,7 @@ QRect RankGroupWidget::laneRect(TrackId track) const
 QRectF RankGroupWidget::spanRect(TrackId track, std::uint32_t index) const
 {
     const Lane *lane = m_layout.laneForTrack(track);
-    if (!lane || lane->kind != Lane::Kind::Spans || index >= m_ctx.session->tracks()[track].spans.size())
+    if (!lane || !lane->is(LaneId::Spans) || index >= m_ctx.session->tracks()[track].spans.size())
         return {};
     return LanePainter::spanRect(viewScale().shifted(offset()), *lane, m_ctx.session->tracks()[track].spans[index]);
 }
@@ -282,115 +250,27 @@ void RankGroupWidget::updateEvent(const EventRef &event)
     update(laneRect(event.track));
 }
 
-EventRef RankGroupWidget::stepSpanAt(TimeNs t) const
+LaneFrame RankGroupWidget::frame() const
 {
-    const Rank &r = rankData();
-    auto it = std::partition_point(r.steps.begin(), r.steps.end(), [t](const Step &s) { return s.range.end <= t; });
-    if (it == r.steps.end() || !it->range.contains(t) || it->track == kNoTrack)
-        return {};
-    const Track &track = m_ctx.session->tracks()[it->track];
-    for (std::uint16_t d = 0; d < track.levelCount(); ++d) {
-        const auto [lo, hi] = track.levelRange(d, it->range.begin, it->range.begin + 1);
-        for (std::uint32_t i = lo; i < hi; ++i)
-            if ((track.spans[i].flags & SpanFlagStep) && track.spans[i].start == it->range.begin)
-                return EventRef::span(it->track, i);
-    }
-    return {};
+    LaneFrame f;
+    f.ctx = &m_ctx;
+    f.layout = &m_layout;
+    f.header = &m_header;
+    f.rank = m_rank;
+    f.view = viewScale();
+    f.offset = offset();
+    f.width = width();
+    f.exposed = rect();
+    f.font = font();
+    f.hovered = m_ctx.state->hovered();
+    f.selected = m_ctx.state->selection();
+    f.highlight = m_ctx.state->highlight();
+    return f;
 }
 
 EventRef RankGroupWidget::hitTest(QPoint pos) const
 {
-    if (pos.x() < m_ctx.gutterWidth || pos.x() >= width())
-        return {};
-    const Lane *lane = m_layout.laneAt(pos.y());
-    if (!lane)
-        return {};
-    const TimeScale scale = viewScale().shifted(offset());
-    const TimeNs t = scale.toTime(pos.x() + 0.5);
-    const auto tolerance = static_cast<TimeNs>(std::ceil(kHitTolerancePx * scale.nsPerPixel()));
-    switch (lane->kind) {
-    case Lane::Kind::Spans: {
-        const int row = pos.y() - lane->top - LaneLayout::kLanePadding;
-        if (row < 0)
-            return {};
-        const Track &track = m_ctx.session->tracks()[lane->track];
-        const int level = row / LaneLayout::kRowHeight;
-        if (level >= track.levelCount())
-            return {};
-        const auto [lo, hi] = track.levelRange(static_cast<std::uint16_t>(level), t - tolerance, t + tolerance + 1);
-        std::uint32_t best = hi;
-        TimeNs bestDistance = tolerance + 1;
-        for (std::uint32_t i = lo; i < hi; ++i) {
-            const Span &s = track.spans[i];
-            const TimeNs distance = t < s.start ? s.start - t : (t >= s.end() ? t - s.end() + (s.duration > 0 ? 1 : 0) : 0);
-            if (distance < bestDistance) {
-                best = i;
-                bestDistance = distance;
-            }
-        }
-        return best < hi ? EventRef::span(lane->track, best) : EventRef{};
-    }
-    case Lane::Kind::Instants: {
-        const Track &track = m_ctx.session->tracks()[lane->track];
-        const auto tol = static_cast<TimeNs>(std::ceil(4 * scale.nsPerPixel()));
-        auto it = std::lower_bound(track.instants.begin(), track.instants.end(), t - tol,
-                                   [](const Instant &i, TimeNs v) { return i.time < v; });
-        std::uint32_t best = static_cast<std::uint32_t>(track.instants.size());
-        TimeNs bestDistance = tol + 1;
-        for (; it != track.instants.end() && it->time <= t + tol; ++it) {
-            const TimeNs distance = std::abs(it->time - t);
-            if (distance < bestDistance) {
-                bestDistance = distance;
-                best = static_cast<std::uint32_t>(it - track.instants.begin());
-            }
-        }
-        return best < track.instants.size() ? EventRef::instant(lane->track, best) : EventRef{};
-    }
-    case Lane::Kind::Steps:
-        return stepSpanAt(t);
-    case Lane::Kind::Log:
-        return logAt(pos.x(), scale);
-    case Lane::Kind::Memory:
-        return oomAt(pos.x(), scale);
-    default:
-        return {};
-    }
-}
-
-EventRef RankGroupWidget::logAt(int x, const TimeScale &scale) const
-{
-    const auto tol = static_cast<TimeNs>(std::ceil((LanePainter::kLogMarkerRadius + 1) * scale.nsPerPixel()));
-    const TimeNs t = scale.toTime(x + 0.5);
-    const TimeRange window{t - tol, t + tol + 1};
-    // A warning or error wins over INFO lines in the same pixels: it is drawn on top.
-    for (const auto *list : {&m_ctx.evidence.notableLogs(m_rank), &m_ctx.evidence.logs(m_rank)}) {
-        const auto [lo, hi] = EvidenceIndex::inRange(*list, window);
-        std::size_t best = hi;
-        TimeNs bestDistance = tol + 1;
-        int bestMark = -1;
-        for (std::size_t i = lo; i < hi; ++i) {
-            const TimeNs d = std::abs((*list)[i].time - t);
-            const int mark = static_cast<int>((*list)[i].mark);
-            if (mark > bestMark || (mark == bestMark && d < bestDistance)) {
-                best = i;
-                bestDistance = d;
-                bestMark = mark;
-            }
-        }
-        if (best < hi)
-            return EventRef::logRecord((*list)[best].index);
-    }
-    return {};
-}
-
-EventRef RankGroupWidget::oomAt(int x, const TimeScale &scale) const
-{
-    const auto tol = static_cast<TimeNs>(std::ceil(4 * scale.nsPerPixel()));
-    const TimeNs t = scale.toTime(x + 0.5);
-    for (const OomMarker &m : m_ctx.evidence.ooms(m_rank))
-        if (std::abs(m.time - t) <= tol)
-            return m.event;
-    return {};
+    return RankGroupPainter::hitTest(frame(), pos);
 }
 
 void RankGroupWidget::resizeEvent(QResizeEvent *event)
@@ -402,175 +282,17 @@ void RankGroupWidget::resizeEvent(QResizeEvent *event)
 void RankGroupWidget::paintEvent(QPaintEvent *event)
 {
     QPainter p(this);
-    const QRect exposed = event->rect();
-    p.fillRect(exposed, Qt::white);
-    const TimeScale view = viewScale();
-    const int g = m_ctx.gutterWidth;
-    const Rank &rank = rankData();
-    const bool selected = m_ctx.state->selectedRank() == m_rank;
-
-    QFont laneFont = font();
-    laneFont.setPixelSize(11);
-    p.setFont(laneFont);
-
-    LanePainter lanes(p, m_ctx, view, offset(), width());
-    GutterPainter gutter(p, m_ctx, width(), font());
-    const QRect dataArea(g, 0, width() - g, height());
-    for (const Lane &lane : m_layout.lanes()) {
-        const QRect laneRectFull(0, lane.top, width(), lane.height);
-        if (!laneRectFull.intersects(exposed))
-            continue;
-        if (lane.kind == Lane::Kind::Header) {
-            gutter.header(lane, m_rank, m_ctx.state->isRankCollapsed(m_rank), selected, m_summary, m_alerts);
-            AnalysisOverlay::paintBadge(p, QRect(g, lane.top, width() - g, lane.height), m_divergence);
-            continue;
-        }
-        if (lane.kind == Lane::Kind::Findings) { // the badges are the AnnotationOverlay's
-            FindingsStrip::paintRow(p, laneRectFull, g, lane.title, font());
-            continue;
-        }
-        p.setClipRect(dataArea.intersected(laneRectFull).intersected(exposed));
-        p.setFont(laneFont);
-        if (lane.kind != Lane::Kind::Memory)
-            lanes.grid(lane.top, lane.height - 1);
-        switch (lane.kind) {
-        case Lane::Kind::Spans: lanes.spans(lane, lane.track, exposed); break;
-        case Lane::Kind::Steps: lanes.steps(lane, rank); break;
-        case Lane::Kind::Counter: lanes.counter(lane, lane.track); break;
-        case Lane::Kind::Instants: lanes.instants(lane, m_ctx.session->tracks()[lane.track]); break;
-        case Lane::Kind::Summary: lanes.summary(lane, m_layout.summaryTracks(), RankColors::color(m_rank)); break;
-        case Lane::Kind::Log: lanes.logs(lane, m_rank, m_ctx.state->hovered(), m_ctx.state->selection()); break;
-        default: break;
-        }
-        // Outlines over the content of their own lane only.
-        for (const auto &[ref, isSelection] : {std::pair{m_ctx.state->hovered(), false}, std::pair{m_ctx.state->selection(), true}}) {
-            if (ref.kind == EventRef::Kind::Span && ref.track == lane.track && lane.kind == Lane::Kind::Spans)
-                lanes.outline(lane, m_ctx.session->tracks()[ref.track].spans[ref.index], isSelection);
-        }
-        p.setClipping(false);
-        p.setPen(kSeparator);
-        p.drawLine(g, lane.top + lane.height - 1, width(), lane.top + lane.height - 1);
-        gutter.lane(lane, m_plot, m_rank);
-    }
-    // OOM moments cross every lane under the header, so what ran at that instant lines up with it.
-    if (m_layout.lanes().size() > 1) {
-        const int top = m_layout.lanes()[1].top;
-        p.setClipRect(dataArea.adjusted(0, top, 0, -LaneLayout::kGroupGap).intersected(exposed));
-        lanes.oomLines(m_rank, top, m_layout.height() - LaneLayout::kGroupGap - 1);
-        p.setClipping(false);
-    }
-    // The colour stripe ties every lane of the group to its rank; the selected rank gets a frame.
-    const int bodyHeight = m_layout.height() - LaneLayout::kGroupGap;
-    if (!m_layout.lanes().empty()) {
-        const Lane &head = m_layout.lanes().front();
-        const int top = head.top + head.height;
-        AnalysisOverlay::paintHighlight(p, m_ctx.state->highlight(), m_rank, view, QRect(g, top, width() - g, bodyHeight - top),
-                                        QRect(0, head.top, width(), head.height));
-    }
-    p.fillRect(QRect(0, 0, selected ? GutterPainter::kStripe + 2 : GutterPainter::kStripe, bodyHeight), RankColors::color(m_rank));
-    if (selected) {
-        p.setPen(QPen(RankColors::color(m_rank), 2));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(QRectF(1, 1, width() - 2, bodyHeight - 2));
-    }
-}
-
-bool RankGroupWidget::isOom(const EventRef &hit) const
-{
-    return hit.kind == EventRef::Kind::Oom
-        || (hit.kind == EventRef::Kind::Instant && (m_ctx.session->tracks()[hit.track].instants[hit.index].flags & SpanFlagOutOfMemory));
-}
-
-QString RankGroupWidget::oomTooltip(const EventRef &hit) const
-{
-    QString text = tr("<b style='color:#c91d2e'>CUDA out of memory</b>");
-    if (hit.kind == EventRef::Kind::Oom) {
-        const OomEvent &o = m_ctx.session->ooms()[hit.index];
-        if (o.requested >= 0)
-            text += tr("<br/>tried to allocate <b>%1</b>").arg(TimeFormat::bytes(static_cast<double>(o.requested)));
-        if (o.free >= 0)
-            text += tr(" with %1 free").arg(TimeFormat::bytes(static_cast<double>(o.free)));
-        if (o.time == kNoTime)
-            if (const Placement *p = findPlacement(m_ctx.analysis.get(), Placement::Kind::Oom, hit.index))
-                text += QStringLiteral("<br/><i>%1</i>").arg(placedByText(*p).toHtmlEscaped());
-        return text;
-    }
-    // The profiler's own record of the failure carries the request in its args.
-    text += tr(" (profiler [OutOfMemory])");
-    for (const OomMarker &m : m_ctx.evidence.ooms(m_rank))
-        if (m.event == hit && m.requested >= 0)
-            text += tr("<br/>tried to allocate <b>%1</b>").arg(TimeFormat::bytes(static_cast<double>(m.requested)));
-    return text;
-}
-
-QString RankGroupWidget::tooltipAt(QPoint pos, const EventRef &hit) const
-{
-    const Session &s = *m_ctx.session;
-    const TimeNs origin = m_ctx.origin();
-    if (hit.kind == EventRef::Kind::Span) {
-        const Span &sp = s.tracks()[hit.track].spans[hit.index];
-        const std::string_view category = s.str(sp.category);
-        const TimeNs start = sp.start + offset() - origin;
-        return QStringLiteral("<b>%1</b><br/>%2 · %3<br/>duration <b>%4</b><br/>start %5")
-            .arg(fromView(s.str(sp.name)).toHtmlEscaped(),
-                 SpanPalette::familyName(SpanPalette::family(sp.flags, category)),
-                 fromView(category).toHtmlEscaped(), TimeFormat::duration(sp.duration), TimeFormat::precise(start));
-    }
-    const Lane *lane = m_layout.laneAt(pos.y());
-    const bool inMemoryLane = lane && lane->kind == Lane::Kind::Memory && m_plot && pos.x() >= m_ctx.gutterWidth;
-    if (isOom(hit) && !inMemoryLane) {
-        const Instant &in = s.tracks()[hit.track].instants[hit.index];
-        return oomTooltip(hit) + tr("<br/>at %1").arg(TimeFormat::precise(in.time + offset() - origin));
-    }
-    if (hit.kind == EventRef::Kind::Instant && !isOom(hit)) {
-        const Instant &in = s.tracks()[hit.track].instants[hit.index];
-        return QStringLiteral("<b>%1</b><br/>%2<br/>at %3")
-            .arg(fromView(s.str(in.name)).toHtmlEscaped(), fromView(s.str(in.category)).toHtmlEscaped(),
-                 TimeFormat::precise(in.time + offset() - origin));
-    }
-    if (hit.kind == EventRef::Kind::LogRecord) {
-        const LogRecord &r = s.logs().records[hit.index];
-        QString text = r.text.size() > 600 ? QString::fromStdString(r.text.substr(0, 600)) + QStringLiteral("…")
-                                           : QString::fromStdString(r.text);
-        const QString where = r.source < s.sources().size()
-            ? QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(s.sources()[r.source].path)).fileName()).arg(r.line)
-            : tr("line %1").arg(r.line);
-        QString when = r.time != kNoTime ? TimeFormat::precise(r.time + offset() - origin) : tr("no time stamp");
-        if (r.time == kNoTime)
-            if (const Placement *p = findLogPlacement(s, m_ctx.analysis.get(), hit.index))
-                when = QStringLiteral("≈ %1 (%2)").arg(TimeFormat::precise(placedDataTime(*m_ctx.analysis, *p) + offset() - origin),
-                                                      placedByText(*p).toHtmlEscaped());
-        return QStringLiteral("<b style='color:%1'>%2</b> · %3 · %4<br/>%5<br/><span style='color:#6b7280'>%6 · %7</span>")
-            .arg(LogStyle::color(LogStyle::mark(r)).name(), LogStyle::levelName(r.level), LogStyle::kindName(r.kind),
-                 LogStyle::rankName(r.rank), text.toHtmlEscaped(), when, where.toHtmlEscaped());
-    }
-    if (lane && lane->kind == Lane::Kind::Header && m_ctx.analysis && !m_divergence.isEmpty())
-        return AnalysisOverlay::divergenceDetails(*m_ctx.analysis, m_rank);
-    if (inMemoryLane) {
-        const TimeNs t = viewScale().toTime(pos.x());
-        QString text;
-        if (isOom(hit))
-            text = oomTooltip(hit) + QStringLiteral("<br/>");
-        for (const MemoryPlot::SpikeMark &m : m_plot->spikeMarks())
-            if (t - offset() >= m.time && t - offset() <= m.time + m.duration)
-                text += tr("<b style='color:#8a5500'>Spike</b> %1<br/>").arg(m.tooltip);
-        text += tr("<b>Memory</b> at %1").arg(TimeFormat::precise(t - origin));
-        for (const MemoryPlot::Series &series : m_plot->series()) {
-            double v = 0;
-            if (series.data && counterValueAt(*series.data, t - offset(), &v))
-                text += QStringLiteral("<br/>%1: <b>%2</b>").arg(series.name, TimeFormat::bytes(v));
-        }
-        return text;
-    }
-    if (lane && lane->kind == Lane::Kind::Counter && pos.x() >= m_ctx.gutterWidth) {
-        const TimeNs t = viewScale().toTime(pos.x());
-        const Track &track = s.tracks()[lane->track];
-        double v = 0;
-        if (counterValueAt(track.counter, t - offset(), &v))
-            return QStringLiteral("<b>%1</b><br/>%2 at %3")
-                .arg(lane->title.toHtmlEscaped(), CounterFormat::value(v, CounterFormat::unit(s, track)), TimeFormat::precise(t - origin));
-    }
-    return {};
+    m_header.collapsed = m_ctx.state->isRankCollapsed(m_rank);
+    m_header.selected = m_ctx.state->selectedRank() == m_rank;
+    LaneFrame f = frame();
+    f.painter = &p;
+    f.exposed = event->rect();
+    const QFont base = font();
+    // The badges are the AnnotationOverlay's; the row is the screen's findings strip.
+    f.findingsRow = [base, g = m_ctx.gutterWidth](QPainter &painter, const QRect &row, const QString &title) {
+        FindingsStrip::paintRow(painter, row, g, title, base);
+    };
+    RankGroupPainter::paint(f);
 }
 
 void RankGroupWidget::mousePressEvent(QMouseEvent *event)
@@ -610,7 +332,7 @@ void RankGroupWidget::mouseMoveEvent(QMouseEvent *event)
     }
     const EventRef hit = hitTest(pos);
     m_ctx.state->setHovered(hit);
-    const QString tip = tooltipAt(pos, hit);
+    const QString tip = RankGroupPainter::tooltip(frame(), pos, hit);
     if (tip.isEmpty())
         QToolTip::hideText();
     else
@@ -636,7 +358,7 @@ void RankGroupWidget::mouseReleaseEvent(QMouseEvent *event)
     }
     const QPoint pos = event->position().toPoint();
     const Lane *lane = m_layout.laneAt(pos.y());
-    if (lane && lane->kind == Lane::Kind::Header) {
+    if (lane && lane->is(LaneId::Header)) {
         m_ctx.state->setRankCollapsed(m_rank, !m_ctx.state->isRankCollapsed(m_rank));
         return;
     }
@@ -650,7 +372,7 @@ void RankGroupWidget::mouseDoubleClickEvent(QMouseEvent *event)
     // The first click of the pair already toggled or selected; the second release must not undo it.
     m_swallowRelease = true;
     m_pressed = true;
-    if (!lane || lane->kind == Lane::Kind::Header)
+    if (!lane || lane->is(LaneId::Header))
         return;
     const EventRef hit = hitTest(pos);
     if (hit.kind == EventRef::Kind::Span) {

@@ -4,6 +4,7 @@
 // and counter, with lane names in a fixed gutter on the left. OOM moments are drawn across all of it. Handles the mouse for its own pixels: hover, click-to-select, drag-to-pan.
 // Wheel and keys are left to TimelineView, which owns navigation.
 
+#include "lanekind.h"
 #include "lanelayout.h"
 #include "timescale.h"
 #include "viewstate.h"
@@ -77,20 +78,14 @@ private:
     TimeNs offset() const;
     void buildChart();
     void placeChart();
-    QString tooltipAt(QPoint pos, const EventRef &hit) const;
-    EventRef stepSpanAt(TimeNs dataTime) const;
-    EventRef logAt(int x, const TimeScale &dataScale) const;
-    EventRef oomAt(int x, const TimeScale &dataScale) const;
-    bool isOom(const EventRef &hit) const;
-    QString oomTooltip(const EventRef &hit) const;
+    /// The group as its lane kinds see it now (no painter: hit-tests and tooltips).
+    LaneFrame frame() const;
 
     TimelineContext &m_ctx;
     RankId m_rank;
     LaneLayout m_layout;
     MemoryPlot *m_plot = nullptr;
-    QString m_summary;
-    QStringList m_alerts; // header badges: OOMs, errors
-    QString m_divergence; // header badge: what the analysis found different about this rank
+    GroupHeader m_header; // summary, OOM and error badges, divergence badge
     QPoint m_pressPos;
     TimeRange m_pressRange;
     int m_lastDragY = 0;

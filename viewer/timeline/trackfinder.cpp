@@ -1,5 +1,7 @@
 #include "trackfinder.h"
 
+#include "lanekind.h"
+
 #include "rankgroupwidget.h"
 #include "timelineview.h"
 #include "trackfindermodel.h"
@@ -207,13 +209,13 @@ void TrackFinder::activate(const QModelIndex &index)
         return;
     const RankId rank = index.data(TrackFinderModel::RankRole).toInt();
     const TrackId track = index.data(TrackFinderModel::TrackRole).toUInt();
-    const auto kind = static_cast<Lane::Kind>(index.data(TrackFinderModel::LaneKindRole).toInt());
+    const QString kind = index.data(TrackFinderModel::LaneKindRole).toString();
     dismiss();
     if (goToLane(m_view, rank, kind, track))
         Q_EMIT laneChosen(rank, track);
 }
 
-bool TrackFinder::goToLane(TimelineView *view, RankId rank, Lane::Kind kind, TrackId track)
+bool TrackFinder::goToLane(TimelineView *view, RankId rank, const QString &kind, TrackId track)
 {
     RankGroupWidget *g = view->rankGroup(rank);
     if (!g)
@@ -225,11 +227,7 @@ bool TrackFinder::goToLane(TimelineView *view, RankId rank, Lane::Kind kind, Tra
     if (track != kNoTrack) {
         lane = g->layout().laneForTrack(track);
     } else {
-        for (const Lane &l : g->layout().lanes())
-            if (l.kind == kind) {
-                lane = &l;
-                break;
-            }
+        lane = g->layout().lane(kind.toStdString());
     }
     if (!lane)
         return false;

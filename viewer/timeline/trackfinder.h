@@ -44,7 +44,7 @@ public:
     /// Shows lane `kind` of `rank` (the lane of `track` when it is not kNoTrack) in `view`: the rank
     /// un-hidden and expanded, scrolled into view, flashed for kFlashMs. False when there is no
     /// such lane.
-    static bool goToLane(TimelineView *view, RankId rank, Lane::Kind kind, TrackId track);
+    static bool goToLane(TimelineView *view, RankId rank, const QString &kind, TrackId track);
 
 Q_SIGNALS:
     /// A lane was chosen and shown.

@@ -1,33 +1,13 @@
 #include "trackfindermodel.h"
 
 #include "evidenceindex.h"
+#include "lanekind.h"
 
 #include <QRegularExpression>
 
 namespace rs {
 
 namespace {
-
-// Words the row's name leaves out but a user may type: the kind, and a thread's or stream's id.
-QString kindWords(const Session &session, const Lane &lane)
-{
-    switch (lane.kind) {
-    case Lane::Kind::Memory: return QStringLiteral("memory allocated reserved gpu");
-    case Lane::Kind::Steps: return QStringLiteral("steps profilerstep");
-    case Lane::Kind::Log: return QStringLiteral("log");
-    default: break;
-    }
-    if (lane.track == kNoTrack)
-        return {};
-    const Track &t = session.tracks()[lane.track];
-    switch (t.kind) {
-    case TrackKind::CpuThread: return QStringLiteral("cpu thread %1").arg(t.tid);
-    case TrackKind::GpuStream: return QStringLiteral("gpu stream %1").arg(t.tid);
-    case TrackKind::Markers: return QStringLiteral("markers instants");
-    case TrackKind::Log: return QStringLiteral("log");
-    default: return QStringLiteral("counter");
-    }
-}
 
 struct Token {
     int rank = -1; // >= 0: a rank named by "r2", "rank 2" or "rank2"
@@ -85,16 +65,17 @@ void TrackFinderModel::setSession(const Session *session, const EvidenceIndex *e
             layout.build(*session, rank, false, evidence && !evidence->logs(rank.id).empty());
             std::vector<TrackId> listed;
             for (const Lane &lane : layout.lanes()) {
-                if (lane.kind == Lane::Kind::Header || lane.kind == Lane::Kind::Summary
-                    || lane.kind == Lane::Kind::Findings)
-                    continue;
+                // Words the row's name leaves out but a user may type: the kind, a thread's id.
+                const QString words = lane.kind->finderWords(lane, *session);
+                if (words.isEmpty())
+                    continue; // header, summary, findings row: not lanes one goes to
                 // A thread with spans and instants has two lanes; one row finds both.
                 if (lane.track != kNoTrack) {
                     if (std::find(listed.begin(), listed.end(), lane.track) != listed.end())
                         continue;
                     listed.push_back(lane.track);
                 }
-                QString name = lane.kind == Lane::Kind::Instants && lane.track != kNoTrack
+                QString name = lane.track != kNoTrack
                                    ? LaneLayout::trackTitle(*session, session->tracks()[lane.track])
                                    : lane.title;
                 if (lane.badge == QLatin1String("CPU") || lane.badge == QLatin1String("GPU"))
@@ -102,9 +83,9 @@ void TrackFinderModel::setSession(const Session *session, const EvidenceIndex *e
                 Entry e;
                 e.rank = rank.id;
                 e.track = lane.track;
-                e.kind = lane.kind;
+                e.kind = QString::fromLatin1(lane.kind->id().data(), static_cast<qsizetype>(lane.kind->id().size()));
                 e.text = tr("Rank %1 · %2").arg(rank.id).arg(name);
-                e.search = (e.text + QLatin1Char(' ') + kindWords(*session, lane)).toLower();
+                e.search = (e.text + QLatin1Char(' ') + words).toLower();
                 m_entries.push_back(std::move(e));
             }
         }
@@ -127,7 +108,7 @@ QVariant TrackFinderModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole: return e.text;
     case RankRole: return e.rank;
     case TrackRole: return e.track;
-    case LaneKindRole: return static_cast<int>(e.kind);
+    case LaneKindRole: return e.kind;
     case SearchTextRole: return e.search;
     default: return {};
     }

@@ -25,7 +25,7 @@ public:
     enum Role {
         RankRole = Qt::UserRole + 1, ///< RankId (int) of the row's rank
         TrackRole,                   ///< TrackId (uint) of the lane's track, kNoTrack for memory, steps and log
-        LaneKindRole,                ///< Lane::Kind (int) of the lane
+        LaneKindRole,                ///< the lane kind's id (QString: "memory", "spans", …)
         SearchTextRole,              ///< lower-case text the filter matches words against
     };
 
@@ -33,7 +33,7 @@ public:
     struct Entry {
         RankId rank = kNoRank;
         TrackId track = kNoTrack;             ///< kNoTrack for the memory, steps and log lanes
-        Lane::Kind kind = Lane::Kind::Spans;
+        QString kind;                         ///< the lane kind's id (LaneKind::id())
         QString text;                         ///< what the list shows: "Rank 0 · GPU stream 7"
         QString search;                       ///< lower-case: text plus kind words and ids
     };

@@ -1,4 +1,4 @@
-#include "figurememorypainter.h"
+#include "memorylanepainter.h"
 
 #include "charts/memoryplot.h"
 #include "lod.h"
@@ -37,7 +37,7 @@ double niceByteStep(double maxBytes)
 
 } // namespace
 
-std::vector<FigureMemoryPainter::Curve> FigureMemoryPainter::curvesOf(const Session &s, const std::vector<TrackId> &tracks,
+std::vector<MemoryLanePainter::Curve> MemoryLanePainter::curvesOf(const Session &s, const std::vector<TrackId> &tracks,
                                                                       RankId rank)
 {
     std::vector<Curve> areas, lines;
@@ -70,17 +70,17 @@ std::vector<FigureMemoryPainter::Curve> FigureMemoryPainter::curvesOf(const Sess
     return areas;
 }
 
-QPen FigureMemoryPainter::pen(Style style, const QColor &color)
+QPen MemoryLanePainter::pen(Style style, const QColor &color)
 {
     return MemoryPlot::pen(static_cast<MemoryPlot::Style>(style), color);
 }
 
-QPen FigureMemoryPainter::capacityPen()
+QPen MemoryLanePainter::capacityPen()
 {
     return MemoryPlot::capacityPen();
 }
 
-FigureMemoryPainter::FigureMemoryPainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset)
+MemoryLanePainter::MemoryLanePainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset)
     : m_p(painter)
     , m_ctx(context)
     , m_view(view)
@@ -89,7 +89,7 @@ FigureMemoryPainter::FigureMemoryPainter(QPainter &painter, TimelineContext &con
     static_assert(static_cast<int>(Style::Dotted) == static_cast<int>(MemoryPlot::Style::Dotted));
 }
 
-void FigureMemoryPainter::plot(const QRect &area, const std::vector<Curve> &curves, double valueMax, double capacity,
+void MemoryLanePainter::plot(const QRect &area, const std::vector<Curve> &curves, double valueMax, double capacity,
                                RankId rank, const Highlight &highlight)
 {
     if (area.width() < 2 || area.height() < 8)
@@ -240,7 +240,7 @@ void FigureMemoryPainter::plot(const QRect &area, const std::vector<Curve> &curv
     m_p.restore();
 }
 
-void FigureMemoryPainter::legend(int left, int top, int width, int bottom, const std::vector<Curve> &curves, double capacity)
+void MemoryLanePainter::legend(int left, int top, int width, int bottom, const std::vector<Curve> &curves, double capacity)
 {
     QFont small = m_p.font();
     small.setPixelSize(11);

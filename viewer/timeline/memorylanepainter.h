@@ -8,7 +8,7 @@
 
 #include "analysisresult.h"
 #include "session.h"
-#include "timeline/timescale.h"
+#include "timescale.h"
 #include "viewstate.h"
 
 #include <QColor>
@@ -24,9 +24,9 @@ namespace rs {
 
 struct TimelineContext;
 
-class FigureMemoryPainter
+class MemoryLanePainter
 {
-    Q_DECLARE_TR_FUNCTIONS(FigureMemoryPainter)
+    Q_DECLARE_TR_FUNCTIONS(MemoryLanePainter)
 
 public:
     /// How a curve is drawn (the same styles as the screen's memory chart).
@@ -45,7 +45,7 @@ public:
     static std::vector<Curve> curvesOf(const Session &session, const std::vector<TrackId> &tracks, RankId rank);
 
     /// `view` maps aligned ns to x; the rank's data is drawn `dataOffset` ns later.
-    FigureMemoryPainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset);
+    MemoryLanePainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset);
 
     /// Draws the plot into `area` (the lane's data rectangle): grid, value axis up to `valueMax`
     /// bytes, `highlight` when it names `rank`, spikes, curves, the capacity rule (0: unknown) and

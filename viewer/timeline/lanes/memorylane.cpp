@@ -1,0 +1,115 @@
+// The memory lane: allocated, reserved, allocator-snapshot and nvidia-smi curves of the rank's GPU
+// on one scale shared by every rank, the GPU's capacity, the analysis' spikes and the OOM moments.
+// On screen the chart is a QCustomPlot (MemoryPlot) laid over the lane by RankGroupWidget; an
+// exported figure draws it with MemoryLanePainter. The gutter legend, the tooltip and the hit-test
+// are this kind's, the same for both.
+
+#include "builtinlanes.h"
+
+#include "counterformat.h"
+#include "lanetooltips.h"
+#include "timeformat.h"
+#include "timeline/analysisoverlay.h"
+#include "timeline/gutterpainter.h"
+#include "timeline/lanepainter.h"
+#include "timeline/memorylanepainter.h"
+#include "timeline/timelinecontext.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+
+namespace rs {
+
+namespace {
+
+class MemoryLane final : public LaneKind
+{
+    Q_DECLARE_TR_FUNCTIONS(LaneLayout)
+
+public:
+    std::string_view id() const override { return LaneId::Memory; }
+    bool drawsGrid() const override { return false; } // the chart draws its own
+
+    void addLanes(LaneBuilder &b) const override
+    {
+        const auto &tracks = b.layout.memoryTracks();
+        if (b.options.collapsed || tracks.empty())
+            return;
+        const int device = b.session.tracks()[tracks.front()].device;
+        // The gutter lists every curve with its peak, and the GPU's capacity: one title row, one
+        // row per curve, one for the capacity when it is known.
+        const int rows = static_cast<int>(tracks.size()) + (LaneLayout::deviceCapacity(b.rank, device) > 0 ? 1 : 0);
+        const int legend = LaneLayout::kRowHeight + LaneLayout::kLegendRow * rows + 6;
+        int height = std::max(LaneLayout::kMemoryHeight, legend);
+        if (b.options.figure)
+            height = std::max(height, LaneLayout::kFigureMemoryHeight);
+        b.add(*this, kNoTrack, height, tr("Memory · GPU %1").arg(device));
+    }
+
+    void paint(const Lane &lane, LaneFrame &f) const override
+    {
+        if (!f.figure)
+            return; // the screen's chart widget covers the lane
+        const Session &s = *f.ctx->session;
+        const int g = f.ctx->gutterWidth;
+        f.lanes->grid(lane.top, lane.height - 1);
+        MemoryLanePainter memory(*f.painter, *f.ctx, f.view, f.offset);
+        memory.plot(QRect(g, lane.top, f.width - g, lane.height - 1), MemoryLanePainter::curvesOf(s, f.layout->memoryTracks(), f.rank),
+                    f.ctx->memoryMax, capacity(f), f.rank, f.highlight);
+    }
+
+    void paintGutter(const Lane &lane, LaneFrame &f) const override
+    {
+        f.gutter->lane(lane);
+        const int g = f.ctx->gutterWidth;
+        MemoryLanePainter memory(*f.painter, *f.ctx, f.view, f.offset);
+        memory.legend(GutterPainter::kStripe + 10, lane.top + 1 + LaneLayout::kRowHeight, g - GutterPainter::kStripe - 18,
+                      lane.top + lane.height - 2, MemoryLanePainter::curvesOf(*f.ctx->session, f.layout->memoryTracks(), f.rank),
+                      capacity(f));
+    }
+
+    EventRef hitTest(const Lane &, QPoint pos, const LaneFrame &f) const override { return LaneTooltips::oomAt(f, pos.x()); }
+
+    QString tooltip(const Lane &, QPoint pos, const EventRef &hit, const LaneFrame &f) const override
+    {
+        const Session &s = *f.ctx->session;
+        const TimeNs t = f.view.toTime(pos.x());
+        const TimeNs origin = f.ctx->origin();
+        QString text;
+        if (LaneTooltips::isOom(s, hit))
+            text = LaneTooltips::oom(f, hit) + QStringLiteral("<br/>");
+        if (f.ctx->analysis)
+            for (const SpikeMark &m : AnalysisOverlay::spikeMarks(*f.ctx->analysis, f.rank))
+                if (t - f.offset >= m.time && t - f.offset <= m.time + m.duration)
+                    text += tr("<b style='color:#8a5500'>Spike</b> %1<br/>").arg(m.tooltip);
+        text += tr("<b>Memory</b> at %1").arg(TimeFormat::precise(t - origin));
+        for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(s, f.layout->memoryTracks(), f.rank)) {
+            double v = 0;
+            if (counterValueAt(s.tracks()[c.track].counter, t - f.offset, &v))
+                text += QStringLiteral("<br/>%1: <b>%2</b>").arg(c.name, TimeFormat::bytes(v));
+        }
+        return text;
+    }
+
+    QString finderWords(const Lane &, const Session &) const override { return QStringLiteral("memory allocated reserved gpu"); }
+    bool keepInCompact(Lane &, CompactFilter &) const override { return true; }
+
+private:
+    static double capacity(const LaneFrame &f)
+    {
+        const auto &tracks = f.layout->memoryTracks();
+        if (tracks.empty())
+            return 0;
+        return static_cast<double>(LaneLayout::deviceCapacity(*f.ctx->session->rank(f.rank), f.ctx->session->tracks()[tracks.front()].device));
+    }
+};
+
+} // namespace
+
+std::unique_ptr<LaneKind> makeMemoryLane()
+{
+    return std::make_unique<MemoryLane>();
+}
+
+} // namespace rs
