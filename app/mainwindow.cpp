@@ -135,6 +135,7 @@ MainWindow::MainWindow(QWidget *parent)
     createDocks();
     createStatusBar();
 
+    m_defaultDockState = saveState();
     QSettings settings;
     if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
         resize(1600, 1000);
@@ -208,6 +209,14 @@ void MainWindow::createActions()
     connect(m_expandAll, &QAction::triggered, m_timeline, &TimelineView::expandAll);
     m_collapseAll = new QAction(tr("&Collapse All Ranks"), this);
     connect(m_collapseAll, &QAction::triggered, m_timeline, &TimelineView::collapseAll);
+    // The screen's compact detail is the figure's: the lane kinds decide what stays.
+    m_compactLanes = new QAction(tr("Co&mpact Lanes"), this);
+    m_compactLanes->setCheckable(true);
+    m_compactLanes->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    connect(m_compactLanes, &QAction::toggled, m_state, &ViewState::setCompactLanes);
+    connect(m_state, &ViewState::compactLanesChanged, m_compactLanes, &QAction::setChecked);
+    m_resetLayout = new QAction(tr("Reset &Layout"), this);
+    connect(m_resetLayout, &QAction::triggered, this, &MainWindow::resetLayout);
 
     m_shortcuts = new QAction(tr("&Keyboard Shortcuts"), this);
     m_shortcuts->setShortcut(QKeySequence(Qt::Key_Question));
@@ -276,6 +285,8 @@ void MainWindow::createMenus()
     view->addSeparator();
     view->addAction(m_expandAll);
     view->addAction(m_collapseAll);
+    view->addAction(m_compactLanes);
+    view->addAction(m_resetLayout);
     m_ranksMenu = view->addMenu(tr("&Ranks"));
     view->addSeparator();
     // Dock toggles are appended by createDocks().
@@ -360,6 +371,20 @@ void MainWindow::createStatusBar()
     statusBar()->addPermanentWidget(m_cancel);
     m_progress->hide();
     m_cancel->hide();
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultDockState);
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        if (dock->isFloating())
+            dock->setFloating(false);
+    m_state->setCompactLanes(false);
+    if (m_session) {
+        for (const Rank &r : m_session->ranks())
+            m_state->setRankHidden(r.id, false);
+        m_timeline->expandAll();
+    }
 }
 
 void MainWindow::rebuildRanksMenu()

@@ -93,6 +93,8 @@ public Q_SLOTS:
     void importStarted();
     /// The import ended (finished, failed or cancelled): hides the progress display.
     void importFinished();
+    /// View ▸ Reset Layout: the docks as first arranged, every rank shown and expanded, full lanes.
+    void resetLayout();
     /// Records `paths` as a recent entry and emits openRequested(paths).
     void openPaths(const QStringList &paths);
     /// The options the loader uses now (rank overrides, rank maps, time zone); pre-fills the
@@ -198,6 +200,9 @@ private:
     QAction *m_focus = nullptr;
     QAction *m_expandAll = nullptr;
     QAction *m_collapseAll = nullptr;
+    QAction *m_compactLanes = nullptr;
+    QAction *m_resetLayout = nullptr;
+    QByteArray m_defaultDockState; // the docks as createDocks() arranged them, for View ▸ Reset Layout
     QAction *m_shortcuts = nullptr;
     QAction *m_about = nullptr;
 

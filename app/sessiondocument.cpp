@@ -171,6 +171,7 @@ std::string SessionDocument::toJson(const SessionDocument &doc)
         annotations.push_back(annotationJson(a));
     json view = {{"hidden_ranks", doc.view.hidden},
                  {"collapsed_ranks", doc.view.collapsed},
+                 {"compact_lanes", doc.view.compactLanes},
                  {"selected_rank", rankValue(doc.view.selectedRank)},
                  {"reference_rank", rankValue(doc.view.referenceRank)}};
     view["visible_ns"] = doc.view.visible ? json::array({doc.view.visible->begin, doc.view.visible->end}) : json(nullptr);
@@ -229,6 +230,7 @@ std::optional<SessionDocument> SessionDocument::fromJson(const std::string &text
         if (const auto v = j.find("view"); v != j.end() && v->is_object()) {
             doc.view.hidden = v->value("hidden_ranks", std::vector<RankId>());
             doc.view.collapsed = v->value("collapsed_ranks", std::vector<RankId>());
+            doc.view.compactLanes = v->value("compact_lanes", false);
             doc.view.selectedRank = rankFrom(*v, "selected_rank");
             doc.view.referenceRank = rankFrom(*v, "reference_rank");
             if (const auto r = v->find("visible_ns"); r != v->end() && r->is_array() && r->size() == 2)

@@ -47,6 +47,7 @@ struct SessionDocument {
         std::optional<TimeRange> visible;   ///< aligned-axis window, if one was saved
         std::vector<RankId> hidden;         ///< ranks hidden from every view
         std::vector<RankId> collapsed;      ///< ranks folded to their summary strip
+        bool compactLanes = false;          ///< compact lanes (ViewState::compactLanes)
         RankId selectedRank = kNoRank;      ///< the rank picked as "the one to look at"
         RankId referenceRank = kNoRank;     ///< the compare view's reference, kNoRank = its default
         friend bool operator==(const View &, const View &) = default;

@@ -49,6 +49,7 @@ SessionDocument SessionFileActions::capture() const
     d.view.collapsed.assign(state->collapsedRanks().begin(), state->collapsedRanks().end());
     std::sort(d.view.hidden.begin(), d.view.hidden.end());
     std::sort(d.view.collapsed.begin(), d.view.collapsed.end());
+    d.view.compactLanes = state->compactLanes();
     d.view.selectedRank = state->selectedRank();
     d.view.referenceRank = m_window->compareView()->referenceRank();
     return d;
@@ -83,6 +84,7 @@ void SessionFileActions::apply(const SessionDocument &document)
     for (RankId r : document.view.hidden)
         state->setRankHidden(r, true);
     state->setRanksCollapsed(document.view.collapsed, true);
+    state->setCompactLanes(document.view.compactLanes);
     if (document.view.selectedRank != kNoRank)
         state->setSelectedRank(document.view.selectedRank);
     if (document.view.visible)

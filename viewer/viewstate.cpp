@@ -182,6 +182,14 @@ void ViewState::setRankCollapsed(RankId rank, bool collapsed)
     Q_EMIT rankCollapsedChanged(rank, collapsed);
 }
 
+void ViewState::setCompactLanes(bool compact)
+{
+    if (compact == m_compactLanes)
+        return;
+    m_compactLanes = compact;
+    Q_EMIT compactLanesChanged(compact);
+}
+
 void ViewState::setRanksCollapsed(const std::vector<RankId> &ranks, bool collapsed)
 {
     for (RankId r : ranks)

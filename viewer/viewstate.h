@@ -122,6 +122,11 @@ public:
     /// Collapses or expands each of `ranks`, signalling only the ones that change.
     void setRanksCollapsed(const std::vector<RankId> &ranks, bool collapsed);
 
+    /// Compact lanes: each rank group keeps only what tells the story (memory, steps, log, launcher,
+    /// its GPU streams or main thread, OOM markers), like an exported figure's `--detail compact`.
+    bool compactLanes() const { return m_compactLanes; }
+    void setCompactLanes(bool compact);
+
     /// Offset added to every time of `rank` when it is shown (clock alignment); 0 by default.
     TimeNs clockOffset(RankId rank) const { return m_offsets.value(rank, 0); }
     void setClockOffsets(const QHash<RankId, TimeNs> &offsets);
@@ -148,6 +153,7 @@ Q_SIGNALS:
     void selectedRankChanged(rs::RankId rank);
     void rankHiddenChanged(rs::RankId rank, bool hidden);
     void rankCollapsedChanged(rs::RankId rank, bool collapsed);
+    void compactLanesChanged(bool compact);
     void clockOffsetsChanged();
     void highlightChanged(const rs::Highlight &highlight);
     /// `findingIndex` is -1 when the selection was cleared.
@@ -168,6 +174,7 @@ private:
     RankId m_selectedRank = kNoRank;
     QSet<RankId> m_hidden;
     QSet<RankId> m_collapsed;
+    bool m_compactLanes = false;
     QHash<RankId, TimeNs> m_offsets;
     Highlight m_highlight;
     int m_selectedFinding = -1;

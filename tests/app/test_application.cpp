@@ -14,6 +14,8 @@
 #include "panels/clockoffsetspanel.h"
 #include "panels/importlogpanel.h"
 #include "models/diagnosticsmodel.h"
+#include "timeline/lanekind.h"
+#include "timeline/rankgroupwidget.h"
 #include "timeline/timelineview.h"
 #include "timeline/trackfinder.h"
 #include "viewstate.h"
@@ -112,6 +114,52 @@ private Q_SLOTS:
         auto *status = w.findChild<QLabel *>(QStringLiteral("statusText"));
         QVERIFY(status);
         QVERIFY2(status->text().contains(QLatin1String("Rank 2 ran out of GPU memory")), qPrintable(status->text()));
+    }
+
+    // View ▸ Compact Lanes keeps what a compact figure keeps (memory, steps, log, launcher, GPU
+    // streams); View ▸ Reset Layout brings back full lanes, every rank shown and expanded.
+    void compactLanesAndResetLayout()
+    {
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        rs::MainWindow &w = app.window();
+        auto action = [&w](const QString &text) -> QAction * {
+            for (QAction *a : w.findChildren<QAction *>())
+                if (a->text().remove(QLatin1Char('&')) == text)
+                    return a;
+            return nullptr;
+        };
+        QAction *compact = action(QStringLiteral("Compact Lanes"));
+        QAction *reset = action(QStringLiteral("Reset Layout"));
+        QVERIFY(compact && reset && compact->isCheckable());
+        rs::RankGroupWidget *g2 = w.timeline()->rankGroup(2);
+        QVERIFY(g2);
+        const int fullHeight = g2->height();
+        auto cpuLanes = [&w](const rs::RankGroupWidget *g) {
+            int n = 0;
+            for (const rs::Lane &l : g->layout().lanes())
+                n += l.is(rs::LaneId::Spans) && w.session()->tracks()[l.track].kind == rs::TrackKind::CpuThread;
+            return n;
+        };
+        QVERIFY(cpuLanes(g2) > 0);
+        compact->trigger();
+        QVERIFY(w.viewState()->compactLanes());
+        QCOMPARE(cpuLanes(g2), 0); // the demo's ranks have GPU streams: they stand for the work
+        QVERIFY(g2->layout().memoryLane() && g2->layout().lane(rs::LaneId::Steps) && g2->layout().logLane());
+        QVERIFY(g2->layout().lane(rs::LaneId::Launcher)); // why the job ended stays in view
+        QTRY_VERIFY(g2->height() < fullHeight);
+        if (const QString keep = qEnvironmentVariable("RANKSCOPE_SCREENSHOTS"); !keep.isEmpty())
+            w.grab().save(QDir(keep).filePath(QStringLiteral("app-compact-lanes.png")));
+
+        w.viewState()->setRankHidden(3, true);
+        w.viewState()->setRankCollapsed(1, true);
+        reset->trigger();
+        QVERIFY(!w.viewState()->compactLanes());
+        QVERIFY(!compact->isChecked());
+        QVERIFY(!w.viewState()->isRankHidden(3));
+        QVERIFY(!w.viewState()->isRankCollapsed(1));
+        QVERIFY(cpuLanes(g2) > 0);
+        QTRY_COMPARE(g2->height(), fullHeight);
     }
 
     // One bad source beside the demo (its trace's clock 30 years off) does not squeeze the view: the
@@ -292,6 +340,7 @@ private Q_SLOTS:
             w.annotationStore()->remove(findingIt->id);
             state->setRankHidden(3, true);
             state->setRankCollapsed(0, true);
+            state->setCompactLanes(true);
             state->setSelectedRank(2);
             state->setVisibleRange({full.begin + full.duration() / 4, full.begin + full.duration() / 2});
             w.compareView()->setReferenceRank(1);
@@ -320,6 +369,8 @@ private Q_SLOTS:
         QCOMPARE(back.clockOffsets, saved.clockOffsets);
         QCOMPARE(back.clockOffsets.at(1), rs::TimeNs(1'234'000));
         QVERIFY(back.view == saved.view);
+        QVERIFY(back.view.compactLanes);
+        QVERIFY(w.viewState()->compactLanes());
         QCOMPARE(w.viewState()->clockOffset(1), rs::TimeNs(1'234'000));
         QCOMPARE(w.documentPath(), docPath);
         QVERIFY(!w.isWindowModified());

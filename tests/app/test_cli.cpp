@@ -31,6 +31,7 @@ class TestCli : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void commandLineLinksNoWidgets();
     void inspectJsonShape();
     void unknownProcessesAreNamed();
     void compressedOffsetsSayDecompressed();
@@ -339,6 +340,20 @@ void TestCli::farAwayTraceIsLeftOutOfTheAxis()
     // The text form lists it too.
     const Result text = runCli({QStringLiteral("analyze"), dir.path()});
     QVERIFY2(text.out.find("Left out of the time axis") != std::string::npos, text.out.c_str());
+}
+
+// The command line (rankscope_app, which this test links alone) exports figures through the render
+// library: neither Qt Widgets nor QCustomPlot may be loaded into it (DESIGN.md §1).
+void TestCli::commandLineLinksNoWidgets()
+{
+    QFile maps(QStringLiteral("/proc/self/maps"));
+    if (!maps.open(QIODevice::ReadOnly))
+        QSKIP("no /proc/self/maps on this system");
+    const QByteArray loaded = maps.readAll();
+    QVERIFY(loaded.contains("libQt6Core"));
+    QVERIFY(loaded.contains("libQt6Gui"));
+    QVERIFY2(!loaded.contains("libQt6Widgets"), "the CLI library pulls in Qt Widgets");
+    QVERIFY2(!loaded.contains("libqcustomplot"), "the CLI library pulls in QCustomPlot");
 }
 
 QTEST_GUILESS_MAIN(TestCli)

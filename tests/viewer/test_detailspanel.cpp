@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QLabel>
 #include <QLocale>
 #include <QTest>
 #include <QTreeWidget>
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void instantFields();
     void clockOffsetIsApplied();
     void copySelectedRows();
+    void longNamesDoNotWidenThePanel();
 
 private:
     TestSession m_t;
@@ -157,6 +159,41 @@ void TestDetailsPanel::copySelectedRows()
     tree->topLevelItem(0)->setSelected(true); // Name
     m_panel->copySelection();
     QCOMPARE(QApplication::clipboard()->text(), QString("Name: aten::linear"));
+}
+
+// The Details dock keeps the width the user gave it: a 300-character kernel name without a space
+// wraps (or is cut, its whole text in the tooltip) instead of raising the panel's minimum width.
+void TestDetailsPanel::longNamesDoNotWidenThePanel()
+{
+    m_state->setSelection(EventRef::span(m_t.cpu0, m_t.linearB));
+    const int shortName = m_panel->minimumSizeHint().width();
+
+    SessionBuilder sb;
+    SourceBuilder b("/traces/long.json");
+    b.source().format = "pytorch-trace";
+    b.source().ranks = {0};
+    b.source().hasClock = true;
+    std::string name = "void at::native::vectorized_elementwise_kernel<4,at::native::BinaryFunctor<float,float,float,"
+                       "at::native::binary_internal::MulFunctor<float>>,at::detail::Array<char*,3>>(int,";
+    while (name.size() < 300)
+        name += "at::native::BinaryFunctor<float>,";
+    const TrackId gpu = b.track(TrackKind::GpuStream, 0, 7, 0);
+    b.addSpan(gpu, {kBase, 5000, b.intern(name), b.intern("kernel"), kNoArgs, 0, SpanFlagGpu | SpanFlagKernel});
+    b.finish();
+    sb.addSource(std::move(b));
+    const SessionPtr session = sb.freeze();
+    m_panel->setSession(session);
+    m_state->setFullRange(session->timeRange());
+    m_state->setSelection(EventRef::span(session->ranks().front().tracks.front(), 0));
+    QCOMPARE(m_panel->fieldValue(QStringLiteral("Name")), QString::fromStdString(name));
+    QVERIFY2(m_panel->minimumSizeHint().width() <= std::max(shortName, 320),
+             qPrintable(QStringLiteral("%1 vs %2").arg(m_panel->minimumSizeHint().width()).arg(shortName)));
+    // Narrow, the title wraps onto several lines rather than running off.
+    m_panel->resize(360, 500);
+    QTRY_VERIFY(m_panel->findChildren<QLabel *>().size() >= 2);
+    const QLabel *title = m_panel->findChildren<QLabel *>().front();
+    QVERIFY(title->heightForWidth(340) > 3 * title->fontMetrics().height());
+    QCOMPARE(title->toolTip(), QString::fromStdString(name));
 }
 
 QTEST_MAIN(TestDetailsPanel)

@@ -1,5 +1,7 @@
 #include "memoryplot.h"
 
+#include "timeline/memorylanepainter.h"
+
 #include "lod.h"
 #include "timeaxisticker.h"
 #include "timeformat.h"
@@ -97,28 +99,17 @@ void MemoryPlot::setSeries(const std::vector<Series> &series)
     update();
 }
 
+// The chart and the lane painter name the same styles in the same order.
+static_assert(static_cast<int>(MemoryPlot::Style::Dotted) == static_cast<int>(MemoryLanePainter::Style::Dotted));
+
 QPen MemoryPlot::pen(Style style, const QColor &color)
 {
-    switch (style) {
-    case Style::Area:
-    case Style::Line: return QPen(color, 1);
-    case Style::Dashed: {
-        QPen p(color, 1.5);
-        p.setDashPattern({4, 3});
-        return p;
-    }
-    case Style::Dotted: {
-        QPen p(color, 1.5);
-        p.setDashPattern({1, 2});
-        return p;
-    }
-    }
-    return QPen(color);
+    return MemoryLanePainter::pen(static_cast<MemoryLanePainter::Style>(style), color);
 }
 
 QPen MemoryPlot::capacityPen()
 {
-    return QPen(QColor(0xc9, 0x1d, 0x2e, 170), 1, Qt::DashDotLine);
+    return MemoryLanePainter::capacityPen();
 }
 
 void MemoryPlot::setValueMax(double bytes)

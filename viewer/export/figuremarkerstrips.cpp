@@ -20,7 +20,7 @@ FigureMarkerStrips::FigureMarkerStrips(const std::vector<Annotation> &annotation
 
 void FigureMarkerStrips::paint(QPainter &p, const QRect &r, int g, const QFont &font, RankId rank)
 {
-    // The screen's FindingsStrip::paintRow looks alike but not the same (a tinted data area, the
+    // The screen's FindingsRow::paint looks alike but not the same (a tinted data area, the
     // lanes' gutter border, an elided label): the figure keeps its ruler-like row rather than
     // change every exported picture.
     const QColor separator(0xe7, 0xe9, 0xee);

@@ -129,13 +129,8 @@ void FigureRenderer::buildGroup(Group &g, const Rank &rank, bool collapsed)
     o.findings = m_markers.has(rank.id);
     o.figure = true;
     g.layout.build(s, rank, o);
-    if (m_opt.detail == FigureOptions::Detail::Compact) {
-        CompactFilter filter;
-        filter.session = &s;
-        for (const Lane &l : g.layout.lanes())
-            filter.anyGpu = filter.anyGpu || (l.is(LaneId::Spans) && s.tracks()[l.track].kind == TrackKind::GpuStream);
-        g.layout.filter([&filter](Lane &lane) { return lane.kind->keepInCompact(lane, filter); });
-    }
+    if (m_opt.detail == FigureOptions::Detail::Compact)
+        g.layout.applyCompact(s);
     g.height = g.layout.height();
 
     QStringList parts;
@@ -181,8 +176,8 @@ void FigureRenderer::layout()
         m_titleTop = kMargin - 6;
         m_titleHeight = kTitleHeight;
         m_rulerTop = m_titleTop + m_titleHeight;
-        m_jobMarkersTop = m_markers.has(kNoRank) ? m_rulerTop + TimeRuler::kHeight : -1;
-        m_groupsTop = m_rulerTop + TimeRuler::kHeight + (m_jobMarkersTop >= 0 ? kMarkerStrip : 0);
+        m_jobMarkersTop = m_markers.has(kNoRank) ? m_rulerTop + RulerTicks::kHeight : -1;
+        m_groupsTop = m_rulerTop + RulerTicks::kHeight + (m_jobMarkersTop >= 0 ? kMarkerStrip : 0);
         int y = m_groupsTop;
         for (Group &g : m_groups) {
             g.top = y;
@@ -214,7 +209,7 @@ void FigureRenderer::layout()
                 memoryMax = std::max(memoryMax, id < m_ctx->counterMax.size() ? m_ctx->counterMax[id] : 0.0);
     m_ctx->memoryMax = memoryMax;
     const TimeScale scale = viewScale();
-    m_ticks = TimeRuler::computeTicks(m_range, m_full.begin, scale.width);
+    m_ticks = RulerTicks::compute(m_range, m_full.begin, scale.width);
 }
 
 TimeScale FigureRenderer::viewScale() const
@@ -231,7 +226,7 @@ void FigureRenderer::paint(QPainter &p)
         p.scale(m_scale, m_scale);
     p.setFont(m_font);
     paintTitle(p, QRect(kMargin, m_titleTop, m_groupWidth, m_titleHeight));
-    FigureRuler::paint(p, QRect(kMargin, m_rulerTop, m_groupWidth, TimeRuler::kHeight), m_ctx->gutterWidth, viewScale(), m_ticks,
+    FigureRuler::paint(p, QRect(kMargin, m_rulerTop, m_groupWidth, RulerTicks::kHeight), m_ctx->gutterWidth, viewScale(), m_ticks,
                        m_full.begin, m_font, m_opt.timeZone);
     if (m_jobMarkersTop >= 0)
         FigureMarkerStrips::paint(p, QRect(kMargin, m_jobMarkersTop, m_groupWidth, kMarkerStrip), m_ctx->gutterWidth, m_font, kNoRank);

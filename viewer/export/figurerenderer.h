@@ -15,7 +15,7 @@
 #include "figureoptions.h"
 #include "timeline/lanekind.h"
 #include "timeline/lanelayout.h"
-#include "timeline/timeruler.h"
+#include "timeline/rulerticks.h"
 #include "timeline/timescale.h"
 
 #include <QCoreApplication>

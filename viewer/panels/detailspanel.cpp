@@ -51,6 +51,26 @@ QString flagNames(std::uint16_t flags)
 
 } // namespace
 
+void DetailsPanel::setTitle(const QString &title)
+{
+    // QLabel wraps only at spaces; templated C++ names have none for a hundred characters. A
+    // zero-width space after the punctuation of long words gives the wrap places to break.
+    QString shown;
+    shown.reserve(title.size() + title.size() / 8);
+    int run = 0;
+    for (const QChar c : title) {
+        shown += c;
+        run = c.isSpace() ? 0 : run + 1;
+        if (run > 24 && (c == QLatin1Char(':') || c == QLatin1Char(',') || c == QLatin1Char('<') || c == QLatin1Char('>')
+                         || c == QLatin1Char('/') || c == QLatin1Char('.') || c == QLatin1Char('_') || c == QLatin1Char('('))) {
+            shown += QChar(0x200B);
+            run = 0;
+        }
+    }
+    m_title->setText(shown);
+    m_title->setToolTip(shown.size() != title.size() || title.size() > 80 ? title : QString());
+}
+
 DetailsPanel::DetailsPanel(ViewState *state, QWidget *parent)
     : QWidget(parent)
     , m_state(state)
@@ -64,6 +84,11 @@ DetailsPanel::DetailsPanel(ViewState *state, QWidget *parent)
     m_title->setFont(tf);
     m_subtitle = new QLabel;
     m_subtitle->setTextFormat(Qt::RichText);
+    m_subtitle->setWordWrap(true);
+    // The dock's width is the user's: a long kernel name wraps (or is cut, with the whole name in
+    // the tooltip) instead of widening the dock and squeezing the timeline.
+    for (QLabel *label : {m_title, m_subtitle})
+        label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_empty = new QLabel(tr("Select an event, a log record or an OOM marker on the timeline to see its details."));
     m_empty->setWordWrap(true);
     m_empty->setAlignment(Qt::AlignCenter);
@@ -193,7 +218,7 @@ void DetailsPanel::showLogRecord(std::uint32_t index)
         const qsizetype cut = title.lastIndexOf(QLatin1Char(' '), kTitleChars);
         title = title.left(cut > kTitleChars / 2 ? cut : kTitleChars) + QStringLiteral(" …");
     }
-    m_title->setText(title);
+    setTitle(title);
     m_subtitle->setText(QStringLiteral("<span style='color:%1'>■</span> <b style='color:%1'>%2</b> %3 log record &nbsp;·&nbsp; %4")
                             .arg(LogStyle::color(mark).name(), mark == LogStyle::Mark::Oom ? QStringLiteral("OOM") : LogStyle::levelName(r.level),
                                  LogStyle::kindName(r.kind).toHtmlEscaped(),
@@ -265,7 +290,7 @@ void DetailsPanel::showOom(std::uint32_t index)
     auto bytes = [](std::int64_t b) {
         return QStringLiteral("%1 (%L2 bytes)").arg(TimeFormat::bytes(static_cast<double>(b))).arg(b);
     };
-    m_title->setText(o.requested >= 0 ? tr("CUDA out of memory: tried to allocate %1").arg(TimeFormat::bytes(static_cast<double>(o.requested)))
+    setTitle(o.requested >= 0 ? tr("CUDA out of memory: tried to allocate %1").arg(TimeFormat::bytes(static_cast<double>(o.requested)))
                                       : tr("CUDA out of memory"));
     m_subtitle->setText(QStringLiteral("<span style='color:#c91d2e'>■</span> %1 &nbsp;·&nbsp; <span style='color:%2'><b>%3</b></span>")
                             .arg(tr("out-of-memory error"), RankColors::textColor(o.rank).name(), tr("Rank %1").arg(o.rank)));
@@ -345,7 +370,7 @@ void DetailsPanel::showSelection(const EventRef &event)
 
     const QString categoryText = fromView(s.str(category));
     const SpanPalette::Family family = SpanPalette::family(flags, s.str(category));
-    m_title->setText(fromView(s.str(name)));
+    setTitle(fromView(s.str(name)));
     m_subtitle->setText(QStringLiteral("<span style='color:%1'>■</span> %2 &nbsp;·&nbsp; <span style='color:%3'><b>%4</b></span>")
                             .arg(SpanPalette::familyColor(family).name(), SpanPalette::familyName(family).toHtmlEscaped(),
                                  RankColors::textColor(track.rank).name(), tr("Rank %1").arg(track.rank)));

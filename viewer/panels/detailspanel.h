@@ -44,6 +44,8 @@ public Q_SLOTS:
     void copySelection();
 
 private:
+    /// Shows `title`, with places to wrap inside long unbroken names.
+    void setTitle(const QString &title);
     QTreeWidgetItem *addField(const QString &label, const QString &value, QTreeWidgetItem *parent = nullptr);
     void addJson(QTreeWidgetItem *parent, const QString &key, const QJsonValue &value);
     void addArgs(std::string_view raw);

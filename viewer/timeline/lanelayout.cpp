@@ -104,6 +104,15 @@ void LaneLayout::filter(const std::function<bool(Lane &)> &keep)
     m_height = y + kGroupGap;
 }
 
+void LaneLayout::applyCompact(const Session &session)
+{
+    CompactFilter filter;
+    filter.session = &session;
+    for (const Lane &l : m_lanes)
+        filter.anyGpu = filter.anyGpu || (l.is(LaneId::Spans) && session.tracks()[l.track].kind == TrackKind::GpuStream);
+    this->filter([&filter](Lane &lane) { return lane.kind->keepInCompact(lane, filter); });
+}
+
 bool LaneLayout::isMemoryTrack(TrackId track) const
 {
     return std::find(m_memoryTracks.begin(), m_memoryTracks.end(), track) != m_memoryTracks.end();

@@ -64,6 +64,9 @@ public:
     /// Keeps the lanes `keep` returns true for (it may change their title or height) and stacks
     /// them again from the top: compact figures.
     void filter(const std::function<bool(Lane &)> &keep);
+    /// Compact detail: keeps the lanes whose kinds say so (LaneKind::keepInCompact), the same rule
+    /// for the screen's compact mode and a figure's `--detail compact`.
+    void applyCompact(const Session &session);
     /// The first lane of kind `id`, or nullptr.
     const Lane *lane(std::string_view id) const;
 

@@ -1,6 +1,5 @@
 #include "memorylanepainter.h"
 
-#include "charts/memoryplot.h"
 #include "lod.h"
 #include "logstyle.h"
 #include "rankcolors.h"
@@ -72,12 +71,26 @@ std::vector<MemoryLanePainter::Curve> MemoryLanePainter::curvesOf(const Session 
 
 QPen MemoryLanePainter::pen(Style style, const QColor &color)
 {
-    return MemoryPlot::pen(static_cast<MemoryPlot::Style>(style), color);
+    switch (style) {
+    case Style::Area:
+    case Style::Line: return QPen(color, 1);
+    case Style::Dashed: {
+        QPen p(color, 1.5);
+        p.setDashPattern({4, 3});
+        return p;
+    }
+    case Style::Dotted: {
+        QPen p(color, 1.5);
+        p.setDashPattern({1, 2});
+        return p;
+    }
+    }
+    return QPen(color);
 }
 
 QPen MemoryLanePainter::capacityPen()
 {
-    return MemoryPlot::capacityPen();
+    return QPen(QColor(0xc9, 0x1d, 0x2e, 170), 1, Qt::DashDotLine);
 }
 
 MemoryLanePainter::MemoryLanePainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset)
@@ -86,7 +99,6 @@ MemoryLanePainter::MemoryLanePainter(QPainter &painter, TimelineContext &context
     , m_view(view)
     , m_scale(view.shifted(dataOffset))
 {
-    static_assert(static_cast<int>(Style::Dotted) == static_cast<int>(MemoryPlot::Style::Dotted));
 }
 
 void MemoryLanePainter::plot(const QRect &area, const std::vector<Curve> &curves, double valueMax, double capacity,

@@ -1,6 +1,7 @@
 #pragma once
-// The memory lane of an exported figure, drawn with QPainter alone (the screen's QCustomPlot is a
-// widget, and a figure must render without one): allocated as an area in the rank's colour,
+// The memory lane drawn with QPainter alone, for exported figures (the screen's QCustomPlot chart is
+// a widget, and a figure must render without one), plus what both share: the curves' names, colours
+// and pens, and the gutter legend. The figure draws allocated as an area in the rank's colour,
 // reserved as a line, nvidia-smi used dashed, allocator-snapshot totals dotted, the GPU capacity as
 // a rule, a value axis in GiB, the analysis' spikes and the rank's OOM moments, plus the gutter
 // legend with each curve's peak. Curves go through the same min/max-per-pixel decimation as the

@@ -5,7 +5,7 @@
 #include "analysisoverlay.h"
 #include "charts/memoryplot.h"
 #include "counterformat.h"
-#include "findingsstrip.h"
+#include "findingsrow.h"
 #include "lanepainter.h"
 #include "memorylanepainter.h"
 #include "plural.h"
@@ -153,6 +153,8 @@ void RankGroupWidget::relayout()
 {
     m_layout.build(*m_ctx.session, rankData(), m_ctx.state->isRankCollapsed(m_rank), !m_ctx.evidence.logs(m_rank).empty(),
                    m_findingsLane);
+    if (m_ctx.state->compactLanes())
+        m_layout.applyCompact(*m_ctx.session);
     setFixedHeight(m_layout.height());
     buildChart();
     update();
@@ -290,7 +292,7 @@ void RankGroupWidget::paintEvent(QPaintEvent *event)
     const QFont base = font();
     // The badges are the AnnotationOverlay's; the row is the screen's findings strip.
     f.findingsRow = [base, g = m_ctx.gutterWidth](QPainter &painter, const QRect &row, const QString &title) {
-        FindingsStrip::paintRow(painter, row, g, title, base);
+        FindingsRow::paint(painter, row, g, title, base);
     };
     RankGroupPainter::paint(f);
 }

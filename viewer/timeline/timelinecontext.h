@@ -7,9 +7,9 @@
 #include "evidenceindex.h"
 #include "lod.h"
 #include "plausibleextent.h"
+#include "rulerticks.h"
 #include "session.h"
 #include "spanpalette.h"
-#include "timeruler.h"
 
 #include <QPolygonF>
 #include <QString>

@@ -111,6 +111,10 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
         if (RankGroupWidget *g = rankGroup(rank))
             g->relayout();
     });
+    connect(m_state, &ViewState::compactLanesChanged, this, [this](bool) {
+        for (RankGroupWidget *g : m_groups)
+            g->relayout();
+    });
     connect(m_state, &ViewState::selectedRankChanged, this, [this](RankId rank) {
         for (RankGroupWidget *g : m_groups)
             g->update();

@@ -5,6 +5,7 @@
 // to the left edge, so the context is never scrolled away. The gutter shows the wall-clock time of
 // t = 0. Dragging across the ruler zooms to the dragged interval.
 
+#include "rulerticks.h"
 #include "timescale.h"
 
 #include <QString>
@@ -16,36 +17,21 @@ namespace rs {
 
 class ViewState;
 
-/// One labelled tick of the ruler.
-struct RulerTick {
-    TimeNs time = 0; ///< absolute time of the tick
-    QString label;   ///< text shown next to it
-    friend bool operator==(const RulerTick &, const RulerTick &) = default;
-};
-
-/// The ticks of one ruler frame; also used for the lanes' grid and the chart axes.
-struct RulerTicks {
-    TimeNs step = 0;              ///< distance between minor ticks
-    TimeNs majorStep = 0;         ///< distance between major ticks (the next power of ten above step)
-    int subdivisions = 1;         ///< unlabelled sub-ticks per step
-    std::vector<RulerTick> major; ///< top row: multiples of majorStep inside the window
-    std::vector<RulerTick> minor; ///< bottom row: other multiples of step, labelled as offsets
-    RulerTick context;            ///< the major tick at or before the window start (pinned label)
-};
-
 class TimeRuler : public QWidget
 {
     Q_OBJECT
 public:
-    static constexpr int kHeight = 40;
-    /// Minor labels are at least this many pixels apart.
-    static constexpr int kMinTickSpacingPx = 80;
+    static constexpr int kHeight = RulerTicks::kHeight;
+    static constexpr int kMinTickSpacingPx = RulerTicks::kMinTickSpacingPx;
 
     TimeRuler(ViewState *state, QWidget *parent = nullptr);
 
     /// The ticks of `visible` drawn `widthPx` wide, with times labelled relative to `origin`.
     static RulerTicks computeTicks(TimeRange visible, TimeNs origin, double widthPx,
-                                   int minSpacingPx = kMinTickSpacingPx);
+                                   int minSpacingPx = kMinTickSpacingPx)
+    {
+        return RulerTicks::compute(visible, origin, widthPx, minSpacingPx);
+    }
 
     /// Width of the left gutter (lane names); the axis starts right of it.
     void setGutterWidth(int width);

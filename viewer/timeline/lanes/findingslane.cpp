@@ -6,7 +6,7 @@
 
 #include "builtinlanes.h"
 
-#include "timeline/findingsstrip.h"
+#include "timeline/findingsrow.h"
 #include "timeline/timelinecontext.h"
 
 #include <QCoreApplication>
@@ -36,7 +36,7 @@ public:
         if (f.findingsRow)
             f.findingsRow(*f.painter, row, lane.title);
         else
-            FindingsStrip::paintRow(*f.painter, row, f.ctx->gutterWidth, lane.title, f.font);
+            FindingsRow::paint(*f.painter, row, f.ctx->gutterWidth, lane.title, f.font);
     }
 
     void paintGutter(const Lane &, LaneFrame &) const override {}

@@ -1,0 +1,41 @@
+#include "findingsrow.h"
+
+#include "gutterpainter.h"
+#include "lanelayout.h"
+
+#include <QPainter>
+
+namespace rs {
+
+namespace {
+
+const QColor kGutter(0xf6, 0xf7, 0xf9);       // the lanes' gutter
+const QColor kGutterBorder(0xd3, 0xd6, 0xdd);
+const QColor kBackground(0xfa, 0xfb, 0xfc);   // faint: a row of badges, not of data
+const QColor kSeparator(0xe7, 0xe9, 0xee);
+const QColor kMuted(0x6b, 0x72, 0x80);
+
+} // namespace
+
+// The job-wide strip and a rank's Findings lane hold the same badges: one height for both.
+static_assert(FindingsRow::kHeight == LaneLayout::kFindingsHeight);
+
+void FindingsRow::paint(QPainter &p, const QRect &r, int g, const QString &label, const QFont &font)
+{
+    p.save();
+    p.fillRect(r, kBackground);
+    p.fillRect(QRect(r.left(), r.top(), g, r.height()), kGutter);
+    p.setPen(kGutterBorder);
+    p.drawLine(r.left() + g - 1, r.top(), r.left() + g - 1, r.bottom());
+    p.setPen(kSeparator);
+    p.drawLine(r.left() + g, r.bottom(), r.right(), r.bottom());
+    QFont small = font;
+    small.setPixelSize(11);
+    p.setFont(small);
+    p.setPen(kMuted);
+    const QRect text(r.left() + GutterPainter::kStripe + 10, r.top(), g - GutterPainter::kStripe - 16, r.height());
+    p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, p.fontMetrics().elidedText(label, Qt::ElideRight, text.width()));
+    p.restore();
+}
+
+} // namespace rs
