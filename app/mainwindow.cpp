@@ -17,6 +17,7 @@
 #include "plural.h"
 #include "rankcolors.h"
 #include "timeformat.h"
+#include "timeline/ranksoverview.h"
 #include "timeline/timelineview.h"
 #include "viewstate.h"
 #include "welcomepage.h"
@@ -347,9 +348,17 @@ void MainWindow::createDocks()
     resizeDocks({m_findingsDock, m_detailsDock}, {720, 200}, Qt::Vertical);
     resizeDocks({m_logDock}, {260}, Qt::Vertical);
 
+    // Above the timeline, on its time axis; hidden until a job has many ranks (setSession).
+    m_overview = new RanksOverview(m_timeline);
+    m_overviewDock = new QDockWidget(tr("Ranks Overview"), this);
+    m_overviewDock->setObjectName(QStringLiteral("ranksOverviewDock"));
+    m_overviewDock->setWidget(m_overview);
+    addDockWidget(Qt::TopDockWidgetArea, m_overviewDock);
+    m_overviewDock->hide();
+
     QMenu *view = menuBar()->findChild<QMenu *>(QStringLiteral("viewMenu"));
     int key = Qt::Key_1;
-    for (QDockWidget *dock : {m_detailsDock, m_logDock, m_summaryDock, m_importLogDock, m_findingsDock, m_offsetsDock, m_allocatorDock, m_annotationsDock}) {
+    for (QDockWidget *dock : {m_detailsDock, m_logDock, m_summaryDock, m_importLogDock, m_findingsDock, m_offsetsDock, m_allocatorDock, m_annotationsDock, m_overviewDock}) {
         QAction *toggle = dock->toggleViewAction();
         toggle->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(key++)));
         view->addAction(toggle);
@@ -376,6 +385,7 @@ void MainWindow::createStatusBar()
 void MainWindow::resetLayout()
 {
     restoreState(m_defaultDockState);
+    m_overviewDock->setVisible(m_session && m_session->ranks().size() >= kOverviewRanks);
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         if (dock->isFloating())
             dock->setFloating(false);
@@ -485,6 +495,9 @@ void MainWindow::setSession(SessionPtr session)
     }
     m_newIncident = false;
     rebuildRanksMenu();
+    // A job of many ranks opens with its overview: one row per rank, the odd one stands out.
+    if (m_session && m_session->ranks().size() >= kOverviewRanks)
+        m_overviewDock->show();
     m_stack->setCurrentIndex(m_session ? 1 : 0);
     for (QAction *a : {m_sessionFiles->saveAction(), m_sessionFiles->saveAsAction(), m_close, m_zoomIn, m_zoomOut, m_zoomReset, m_focus, m_expandAll, m_collapseAll})
         a->setEnabled(m_session != nullptr);

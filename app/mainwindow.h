@@ -41,6 +41,7 @@ class CompareView;
 class ExportActions;
 class SessionFileActions;
 class TimelineView;
+class RanksOverview;
 class WelcomePage;
 class ViewState;
 struct InputChoices;
@@ -201,6 +202,9 @@ private:
     QAction *m_expandAll = nullptr;
     QAction *m_collapseAll = nullptr;
     QAction *m_compactLanes = nullptr;
+    RanksOverview *m_overview = nullptr;
+    QDockWidget *m_overviewDock = nullptr;
+    static constexpr std::size_t kOverviewRanks = 16; ///< jobs this large open with the Ranks Overview shown
     QAction *m_resetLayout = nullptr;
     QByteArray m_defaultDockState; // the docks as createDocks() arranged them, for View ▸ Reset Layout
     QAction *m_shortcuts = nullptr;

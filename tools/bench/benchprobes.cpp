@@ -4,6 +4,7 @@
 #include "importerregistry.h"
 #ifdef RANKSCOPE_BENCH_EXPORT
 #include "exportprobes.h"
+#include "frameprobes.h"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -126,6 +127,12 @@ ProbeOutcome BenchProbes::run(std::string_view name, const std::string &path)
         return ExportProbes::figure(path);
     else if (name == ExportProbes::kMergedTrace)
         return ExportProbes::mergedTrace(path);
+    else if (name == FrameProbes::kZoomPan)
+        return FrameProbes::zoomPan(path);
+    else if (name == FrameProbes::kScroll)
+        return FrameProbes::scroll(path);
+    else if (name == FrameProbes::kOverview)
+        return FrameProbes::overview(path);
 #endif
     else
         throw std::runtime_error("unknown probe '" + std::string(name) + "'");

@@ -6,6 +6,7 @@
 #include "benchprobes.h"
 #ifdef RANKSCOPE_BENCH_EXPORT
 #include "exportprobes.h"
+#include "frameprobes.h"
 #endif
 #include "benchreport.h"
 
@@ -30,6 +31,11 @@ struct Options {
     std::string trace;      // measure this file instead of generating one
     int runs = 3;
     bool json = false;
+    bool frames = false;    // time timeline frames instead of the import
+    bool sizeGiven = false;
+    int ranksA = 8;         // --frames scenario a: ranks of the big trace
+    int ranksB = 1024;      // --frames scenario b: ranks of the small trace
+    double smallMb = 0.3;   // --frames scenario b: MB of JSON per rank
 };
 
 void usage(std::FILE *to)
@@ -44,7 +50,13 @@ void usage(std::FILE *to)
         "  --gzip        generate .json.gz instead of plain JSON\n"
         "  --out DIR     write the trace into DIR and keep it (default: a temporary directory)\n"
         "  --trace FILE  measure an existing trace instead of generating one\n"
-        "  --json        print the results as JSON (schema rankscope.bench/1)\n",
+        "  --json        print the results as JSON (schema rankscope.bench/1)\n"
+        "usage: rankscope-bench --frames [--size-mb N] [--ranks-a N] [--ranks-b N] [--small-mb N] [--json]\n"
+        "  Times timeline frames offscreen at 1920x1080 against a floor in the same run (plain fillRect\n"
+        "  of as many rectangles as the frame drew): (a) --ranks-a ranks (8) of an N MB trace (default\n"
+        "  1000) at the full range and over 20 zoom/pan steps; (b) --ranks-b ranks (1024) of a\n"
+        "  --small-mb MB trace (0.3) scrolled from top to bottom; (c) the Ranks Overview of (b) over 20\n"
+        "  zoom/pan steps. Reports p50/p95/max, open time, peak RSS.\n",
         to);
 }
 
@@ -55,7 +67,22 @@ bool parse(int argc, char **argv, Options &o)
         const bool hasValue = i + 1 < argc;
         if (a == "--size-mb" && hasValue) {
             o.sizeMb = std::atof(argv[++i]);
+            o.sizeGiven = true;
             if (o.sizeMb <= 0)
+                return false;
+        } else if (a == "--frames") {
+            o.frames = true;
+        } else if (a == "--ranks-a" && hasValue) {
+            o.ranksA = std::atoi(argv[++i]);
+            if (o.ranksA < 1)
+                return false;
+        } else if (a == "--ranks-b" && hasValue) {
+            o.ranksB = std::atoi(argv[++i]);
+            if (o.ranksB < 1)
+                return false;
+        } else if (a == "--small-mb" && hasValue) {
+            o.smallMb = std::atof(argv[++i]);
+            if (o.smallMb <= 0)
                 return false;
         } else if (a == "--gzip") {
             o.gzip = true;
@@ -123,6 +150,86 @@ rs::bench::BenchRow measure(const std::string &id, const std::string &label, std
     return row;
 }
 
+#ifdef RANKSCOPE_BENCH_EXPORT
+// One generated trace, hard-linked as rank-0 … rank-(ranks-1) in `dir` (the loader assigns each
+// file the rank its name says), so N ranks cost the disk one trace.
+void writeRanks(const fs::path &dir, double mb, int ranks, bool quiet)
+{
+    fs::create_directories(dir);
+    if (!quiet)
+        std::fprintf(stderr, "generating a %.1f MB trace for %d ranks in %s...\n", mb, ranks, dir.c_str());
+    const auto r = rs::tracegen::BenchmarkScenario::write(dir, static_cast<std::uint64_t>(mb * 1e6), false);
+    for (int i = 1; i < ranks; ++i)
+        fs::create_hard_link(r.file, dir / ("rank-" + std::to_string(i) + ".pt.trace.json"));
+}
+
+int runFrames(const Options &o)
+{
+    std::string pattern = (fs::temp_directory_path() / "rankscope-frames-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) {
+        std::fprintf(stderr, "rankscope-bench: cannot create a temporary directory\n");
+        return 1;
+    }
+    const fs::path root = pattern;
+    struct Scenario {
+        std::string id, label;
+        std::string_view probe;
+        fs::path dir;
+    };
+    char a[160], b[160], c[160];
+    std::snprintf(a, sizeof a, "a: %d ranks x %.0f MB trace, full range + 20 zoom/pan steps", o.ranksA, o.sizeGiven ? o.sizeMb : 1000.0);
+    std::snprintf(b, sizeof b, "b: %d ranks x %.1f MB trace, scrolled top to bottom", o.ranksB, o.smallMb);
+    std::snprintf(c, sizeof c, "c: ranks overview of b, 20 zoom/pan steps");
+    const std::vector<Scenario> scenarios{{"a", a, rs::bench::FrameProbes::kZoomPan, root / "a"},
+                                          {"b", b, rs::bench::FrameProbes::kScroll, root / "b"},
+                                          {"c", c, rs::bench::FrameProbes::kOverview, root / "b"}};
+    int status = 0;
+    std::string json = "{\"schema\":\"rankscope.bench/1\",\"frames\":[";
+    std::string table = "scenario                                                     frames    p50 ms    p95 ms    max ms  floor p50   open s   peak RSS\n";
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+        const Scenario &sc = scenarios[i];
+        try {
+            if (!fs::exists(sc.dir)) // c reuses b's ranks
+                writeRanks(sc.dir, sc.id == "a" ? (o.sizeGiven ? o.sizeMb : 1000.0) : o.smallMb, sc.id == "a" ? o.ranksA : o.ranksB, o.json);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "rankscope-bench: %s\n", e.what());
+            status = 1;
+            continue;
+        }
+        if (!o.json)
+            std::fprintf(stderr, "  %s...\n", sc.label.c_str());
+        const auto r = rs::bench::ChildProcess::run({"--child", std::string(sc.probe), sc.dir.string()});
+        std::error_code ec;
+        if (sc.id != "b") // b's ranks are c's too
+            fs::remove_all(sc.dir, ec);
+        if (!r.ok) {
+            std::fprintf(stderr, "  %s failed: %s\n", sc.label.c_str(), r.error.c_str());
+            status = 1;
+            continue;
+        }
+        const auto &v = r.outcome.values; // frames, p50, p95, max, floor p50, open (µs), ranks, shapes
+        char row[512];
+        std::snprintf(row, sizeof row,
+                      "%s{\"scenario\":\"%s\",\"label\":\"%s\",\"ranks\":%lld,\"frames\":%lld,\"p50_ms\":%.2f,\"p95_ms\":%.2f,"
+                      "\"max_ms\":%.2f,\"floor_p50_ms\":%.2f,\"p95_over_floor\":%.2f,\"shapes_per_frame\":%lld,\"open_ms\":%.1f,"
+                      "\"peak_rss_bytes\":%lld}",
+                      i ? "," : "", sc.id.c_str(), sc.label.c_str(), static_cast<long long>(v[6]), static_cast<long long>(v[0]),
+                      v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3, v[4] > 0 ? static_cast<double>(v[2]) / static_cast<double>(v[4]) : 0.0,
+                      static_cast<long long>(v[7]), v[5] / 1e3, static_cast<long long>(r.maxRssBytes));
+        json += row;
+        std::snprintf(row, sizeof row, "%-60s %6lld %9.2f %9.2f %9.2f %10.2f %8.2f %7.0f MB\n", sc.label.c_str(),
+                      static_cast<long long>(v[0]), v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3, v[5] / 1e6,
+                      static_cast<double>(r.maxRssBytes) / 1e6);
+        table += row;
+    }
+    json += "]}\n";
+    std::error_code ec;
+    fs::remove_all(root, ec);
+    std::fputs(o.json ? json.c_str() : table.c_str(), stdout);
+    return status;
+}
+#endif
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -137,6 +244,14 @@ int main(int argc, char **argv)
     if (!parse(argc, argv, o)) {
         usage(stderr);
         return 2;
+    }
+    if (o.frames) {
+#ifdef RANKSCOPE_BENCH_EXPORT
+        return runFrames(o);
+#else
+        std::fputs("rankscope-bench: --frames needs the viewer (built without it)\n", stderr);
+        return 2;
+#endif
     }
 
     rs::bench::BenchFile file;

@@ -174,6 +174,7 @@ void TimelineView::setSession(SessionPtr session)
     m_untimed->setVisible(m_ctx->session && covered.isEmpty());
     m_state->setFullRange(full);
     rebuildGroups();
+    Q_EMIT contentChanged();
 }
 
 void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
@@ -194,6 +195,7 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
     // no rows of their own.
     m_annotations->syncFindingRows();
     m_annotations->update();
+    Q_EMIT contentChanged();
 }
 
 void TimelineView::setJobFindingsStrip(bool shown)

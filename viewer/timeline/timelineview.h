@@ -68,6 +68,8 @@ public:
     bool hasTimedData() const;
     /// Width of the lane-name gutter; the time axis starts right of it.
     int gutterWidth() const;
+    /// What the rank groups share (session, evidence, scales); the ranks overview paints from it too.
+    TimelineContext &context() const { return *m_ctx; }
     /// View time → x, in viewport (and group) coordinates.
     TimeScale viewScale() const;
     /// The view-time extent of `event` (its rank's clock offset applied); nullopt for none.
@@ -98,6 +100,10 @@ public Q_SLOTS:
     /// Opens the find-a-track popup over the view (Ctrl+P): type to filter the session's lanes,
     /// Enter to scroll to one (see TrackFinder).
     void showTrackFinder();
+
+Q_SIGNALS:
+    /// A new session or analysis is shown (views that paint from context() repaint).
+    void contentChanged();
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;

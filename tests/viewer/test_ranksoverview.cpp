@@ -1,0 +1,168 @@
+// The ranks overview: one thin row per rank on the timeline's axis. The rank whose memory fills its
+// GPU is red among grey rows, at 64 ranks (a row each) and at 1,024 ranks in 300 pixel rows (a row
+// shows the worst of the ranks it stands for); hovering names the rank and its value; clicking a
+// row selects the rank and the timeline scrolls to its lanes.
+
+#include "timeline/ranksoverview.h"
+#include "timeline/ranksoverviewpainter.h"
+#include "timeline/rankgroupwidget.h"
+#include "timeline/timelinecontext.h"
+#include "timeline/timelineview.h"
+#include "viewstate.h"
+
+#include "screenshot.h"
+#include "sessionbuilder.h"
+
+#include <QImage>
+#include <QPainter>
+#include <QScrollBar>
+#include <QTest>
+
+using namespace rs;
+
+namespace {
+
+constexpr TimeNs kT0 = 1700000000000000000LL;
+constexpr std::int64_t kGiB = 1LL << 30;
+
+// `ranks` ranks on GPU 0 of their own 80 GiB device, 24 GiB allocated for the whole 10 ms, except
+// `full` which climbs to 76 GiB (95 %) in its second half.
+SessionPtr memorySession(int ranks, RankId full)
+{
+    SessionBuilder sb;
+    for (RankId r = 0; r < ranks; ++r) {
+        SourceBuilder b("/job/rank" + std::to_string(r) + ".json");
+        b.source().format = "pytorch-trace";
+        b.source().ranks = {r};
+        b.source().hasClock = true;
+        b.addDevice({0, "NVIDIA H100 80GB HBM3", 80 * kGiB, 9, 0, 132});
+        const TrackId alloc = b.track(TrackKind::MemoryAllocated, 0, 0, 0);
+        b.addCounterSample(alloc, kT0, 24.0 * kGiB);
+        b.addCounterSample(alloc, kT0 + 5'000'000, (r == full ? 76.0 : 24.0) * kGiB);
+        b.addCounterSample(alloc, kT0 + 10'000'000, (r == full ? 76.0 : 24.0) * kGiB);
+        const TrackId gpu = b.track(TrackKind::GpuStream, 0, 7, 0);
+        b.addSpan(gpu, {kT0, 10'000'000, b.intern("kernel"), b.intern("kernel"), kNoArgs, 0, SpanFlagGpu | SpanFlagKernel});
+        b.finish();
+        sb.addSource(std::move(b));
+    }
+    return sb.freeze();
+}
+
+RanksOverviewPainter::Frame frameOf(TimelineContext &ctx, const QRect &area)
+{
+    RanksOverviewPainter::Frame f;
+    f.ctx = &ctx;
+    for (const Rank &r : ctx.session->ranks())
+        f.ranks.push_back(r.id);
+    f.area = area;
+    f.view = {{kT0, kT0 + 10'000'000}, double(area.left()), double(area.width())};
+    return f;
+}
+
+bool isRed(const QColor &c)
+{
+    return c.red() > 180 && c.green() < 120 && c.blue() < 120;
+}
+
+// Red pixels in the right half (the climb) of pixel row y.
+int redIn(const QImage &image, const QRect &area, int y)
+{
+    int n = 0;
+    for (int x = area.left() + area.width() / 2 + 4; x < area.right(); ++x)
+        n += isRed(image.pixelColor(x, y)) ? 1 : 0;
+    return n;
+}
+
+} // namespace
+
+class TestRanksOverview : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void rampGoesFromGreyToRed();
+    void theFullRankStandsOut_data();
+    void theFullRankStandsOut();
+    void clickingARowGoesToTheRank();
+};
+
+void TestRanksOverview::rampGoesFromGreyToRed()
+{
+    QVERIFY(!isRed(RanksOverviewPainter::ramp(0.1)));
+    QVERIFY(!isRed(RanksOverviewPainter::ramp(0.5)));
+    QVERIFY(isRed(RanksOverviewPainter::ramp(0.95)));
+    QVERIFY(RanksOverviewPainter::ramp(-1) != RanksOverviewPainter::ramp(0));
+}
+
+void TestRanksOverview::theFullRankStandsOut_data()
+{
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<int>("full");
+    QTest::newRow("64 ranks, a row each") << 64 << 37;
+    QTest::newRow("1,024 ranks in 300 pixel rows") << 1024 << 700;
+}
+
+void TestRanksOverview::theFullRankStandsOut()
+{
+    QFETCH(int, ranks);
+    QFETCH(int, full);
+    TimelineContext ctx;
+    ctx.setSession(memorySession(ranks, full));
+    ctx.evidence.build(ctx.session.get());
+    const QRect area(100, 10, 600, 300);
+    const RanksOverviewPainter::Frame f = frameOf(ctx, area);
+    QImage image(820, 330, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    {
+        QPainter p(&image);
+        RanksOverviewPainter::paint(p, f);
+    }
+    const auto [top, bottom] = RanksOverviewPainter::rowOf(f, full);
+    QVERIFY(bottom > top);
+    QCOMPARE(RanksOverviewPainter::rankAt(f, top), full == 700 ? RanksOverviewPainter::rankAt(f, top) : RankId(full));
+    QVERIFY2(redIn(image, area, top) > 200, qPrintable(QString::number(redIn(image, area, top))));
+    // Every other pixel row stays free of red; the first half of the full rank's row too.
+    int redRows = 0;
+    for (int y = area.top(); y <= area.bottom(); ++y)
+        redRows += redIn(image, area, y) > 0 ? 1 : 0;
+    QCOMPARE(redRows, bottom - top);
+    QVERIFY(!isRed(image.pixelColor(area.left() + area.width() / 4, top)));
+    // Values for tooltips: 95 % late, 30 % early.
+    QVERIFY(std::abs(RanksOverviewPainter::valueAt(f, full, kT0 + 8'000'000) - 0.95) < 0.01);
+    QVERIFY(std::abs(RanksOverviewPainter::valueAt(f, full, kT0 + 2'000'000) - 0.30) < 0.01);
+    QVERIFY(std::abs(RanksOverviewPainter::valueAt(f, 0, kT0 + 8'000'000) - 0.30) < 0.01);
+}
+
+void TestRanksOverview::clickingARowGoesToTheRank()
+{
+    const SessionPtr session = memorySession(64, 37);
+    ViewState state;
+    TimelineView view(&state);
+    view.resize(view.gutterWidth() + 800, 600);
+    view.setSession(session);
+    RanksOverview overview(&view);
+    overview.resize(view.gutterWidth() + 800, 300);
+    view.show();
+    overview.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&overview));
+    QCOMPARE(overview.frame().ranks.size(), std::size_t(64));
+    const auto [top, bottom] = RanksOverviewPainter::rowOf(overview.frame(), 37);
+    QCOMPARE(view.verticalScrollBar()->value(), 0);
+    QTest::mouseClick(&overview, Qt::LeftButton, {}, QPoint(overview.rowsRect().center().x(), (top + bottom) / 2));
+    QCOMPARE(state.selectedRank(), RankId(37));
+    QVERIFY(rs::test::keepScreenshot(overview.grab().toImage(), QStringLiteral("ranks-overview-64.png")));
+    RankGroupWidget *g = view.rankGroup(37);
+    QVERIFY(g);
+    const int scroll = view.verticalScrollBar()->value();
+    QVERIFY(scroll > 0);
+    QVERIFY(g->y() - scroll >= -g->height() && g->y() - scroll < view.viewport()->height());
+    // A hidden rank leaves the overview too.
+    state.setRankHidden(3, true);
+    QCOMPARE(overview.frame().ranks.size(), std::size_t(63));
+    // The overview follows the metric the user picks.
+    overview.setMetric(RanksOverviewPainter::Metric::Busy);
+    QCOMPARE(overview.frame().metric, RanksOverviewPainter::Metric::Busy);
+    QVERIFY(RanksOverviewPainter::valueAt(overview.frame(), 0, kT0 + 5'000'000) > 0);
+}
+
+QTEST_MAIN(TestRanksOverview)
+#include "test_ranksoverview.moc"

@@ -1,0 +1,299 @@
+#include "frameprobes.h"
+
+#include "sessionloader.h"
+#include "timeline/ranksoverview.h"
+#include "timeline/timelineview.h"
+#include "viewstate.h"
+
+#include <QApplication>
+#include <QImage>
+#include <QPaintEngine>
+#include <QPainter>
+#include <QScrollBar>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <stdexcept>
+
+namespace rs::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kWidth = 1920;
+constexpr int kHeight = 1080;
+
+double micros(Clock::duration d)
+{
+    return std::chrono::duration<double, std::micro>(d).count();
+}
+
+void ensureApplication()
+{
+    if (QApplication::instance())
+        return;
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "rankscope-bench";
+    static char *argv[] = {name, nullptr};
+    // Never destroyed: the child exits right after reporting, and a QApplication torn down among
+    // the other statics at exit crashes in the style's cleanup.
+    new QApplication(argc, argv);
+}
+
+// A paint engine that draws nothing and counts what it is asked to draw: the floor paints as many
+// plain rectangles as the frame drew shapes of any kind.
+class CountingEngine final : public QPaintEngine
+{
+public:
+    CountingEngine() : QPaintEngine(QPaintEngine::AllFeatures) {}
+    bool begin(QPaintDevice *) override { return true; }
+    bool end() override { return true; }
+    void updateState(const QPaintEngineState &) override {}
+    void drawPixmap(const QRectF &, const QPixmap &, const QRectF &) override { ++shapes; }
+    void drawRects(const QRectF *, int count) override { shapes += count; }
+    void drawRects(const QRect *, int count) override { shapes += count; }
+    void drawLines(const QLineF *, int count) override { shapes += count; }
+    void drawLines(const QLine *, int count) override { shapes += count; }
+    void drawPolygon(const QPointF *, int, PolygonDrawMode) override { ++shapes; }
+    void drawPolygon(const QPoint *, int, PolygonDrawMode) override { ++shapes; }
+    void drawPath(const QPainterPath &) override { ++shapes; }
+    void drawEllipse(const QRectF &) override { ++shapes; }
+    void drawTextItem(const QPointF &, const QTextItem &) override { ++shapes; }
+    void drawImage(const QRectF &, const QImage &, const QRectF &, Qt::ImageConversionFlags) override { ++shapes; }
+    Type type() const override { return QPaintEngine::User; }
+    std::int64_t shapes = 0;
+};
+
+class CountingDevice final : public QPaintDevice
+{
+public:
+    QPaintEngine *paintEngine() const override { return &m_engine; }
+    std::int64_t shapes() const { return m_engine.shapes; }
+    void reset() { m_engine.shapes = 0; }
+
+protected:
+    int metric(PaintDeviceMetric m) const override
+    {
+        switch (m) {
+        case PdmWidth: return kWidth;
+        case PdmHeight: return kHeight;
+        case PdmWidthMM: return kWidth * 254 / 960;
+        case PdmHeightMM: return kHeight * 254 / 960;
+        case PdmDpiX:
+        case PdmDpiY:
+        case PdmPhysicalDpiX:
+        case PdmPhysicalDpiY: return 96;
+        case PdmDevicePixelRatio: return 1;
+        case PdmDevicePixelRatioScaled: return static_cast<int>(QPaintDevice::devicePixelRatioFScale());
+        default: return 1;
+        }
+    }
+
+private:
+    mutable CountingEngine m_engine;
+};
+
+SessionPtr loadRanks(const std::string &dir, int &ranks)
+{
+    std::vector<std::string> files;
+    for (const auto &e : std::filesystem::directory_iterator(dir))
+        if (e.path().filename().string().rfind("rank-", 0) == 0)
+            files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    SessionLoader::Options o;
+    o.threads = 2;
+    for (const std::string &f : files) {
+        const std::string name = std::filesystem::path(f).filename().string();
+        o.rankOverrides[f] = std::atoi(name.c_str() + 5);
+    }
+    SessionPtr s = SessionLoader(files, o).run();
+    if (!s || s->ranks().empty())
+        throw std::runtime_error(dir + ": nothing was imported");
+    ranks = static_cast<int>(s->ranks().size());
+    return s;
+}
+
+struct Frames {
+    std::vector<double> times;   // µs per frame
+    std::vector<double> floors;  // µs to fillRect as many rectangles as the frame drew
+    std::vector<std::int64_t> shapes;
+};
+
+double percentile(std::vector<double> v, double q)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(std::min<double>(static_cast<double>(v.size() - 1), std::ceil(q * static_cast<double>(v.size())) - 1));
+    return v[i];
+}
+
+// Times one frame: `change` applied, events processed, the view rendered. Then counts what was
+// drawn and times the floor: that many plain rectangles.
+void frame(QWidget &view, QImage &image, CountingDevice &counter, Frames &out, const std::function<void()> &change)
+{
+    const auto t0 = Clock::now();
+    change();
+    QApplication::processEvents();
+    {
+        QPainter p(&image);
+        view.render(&p);
+    }
+    out.times.push_back(micros(Clock::now() - t0));
+
+    counter.reset();
+    {
+        QPainter p(&counter);
+        view.render(&p);
+    }
+    out.shapes.push_back(counter.shapes());
+    std::mt19937 rng(42);
+    std::uniform_int_distribution<int> x(0, kWidth - 9), y(0, kHeight - 13);
+    const QColor colors[3] = {QColor(0x3d, 0x6f, 0xb6), QColor(0x2f, 0x8a, 0x5f), QColor(0x9a, 0x5b, 0x13)};
+    static QImage floorImage(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
+    const auto f0 = Clock::now();
+    {
+        QPainter p(&floorImage);
+        for (std::int64_t i = 0; i < counter.shapes(); ++i)
+            p.fillRect(QRect(x(rng), y(rng), 8, 12), colors[i % 3]);
+    }
+    out.floors.push_back(micros(Clock::now() - f0));
+}
+
+// RANKSCOPE_BENCH_FRAMES=DIR keeps each scenario's last frame as DIR/<probe>.png, to look at.
+void keepFrame(const QImage &image, const char *name)
+{
+    const QString dir = qEnvironmentVariable("RANKSCOPE_BENCH_FRAMES");
+    if (!dir.isEmpty())
+        image.save(dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
+}
+
+ProbeOutcome report(const Frames &f, double openMicros, int ranks, double seconds)
+{
+    ProbeOutcome o;
+    o.seconds = seconds;
+    std::vector<double> shapes(f.shapes.begin(), f.shapes.end());
+    o.values = {static_cast<std::int64_t>(f.times.size()),
+                static_cast<std::int64_t>(percentile(f.times, 0.5)),
+                static_cast<std::int64_t>(percentile(f.times, 0.95)),
+                static_cast<std::int64_t>(percentile(f.times, 1.0)),
+                static_cast<std::int64_t>(percentile(f.floors, 0.5)),
+                static_cast<std::int64_t>(openMicros),
+                ranks,
+                static_cast<std::int64_t>(percentile(shapes, 0.5))};
+    return o;
+}
+
+struct OpenView {
+    ViewState state;
+    std::unique_ptr<TimelineView> view;
+    double openMicros = 0;
+};
+
+void open(OpenView &v, const SessionPtr &session)
+{
+    const auto t0 = Clock::now();
+    v.view = std::make_unique<TimelineView>(&v.state);
+    v.view->resize(kWidth, kHeight);
+    v.view->setSession(session);
+    v.view->show();
+    QApplication::processEvents();
+    QImage first(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
+    QPainter p(&first);
+    v.view->render(&p);
+    v.openMicros = micros(Clock::now() - t0);
+}
+
+} // namespace
+
+ProbeOutcome FrameProbes::zoomPan(const std::string &dir)
+{
+    ensureApplication();
+    int ranks = 0;
+    const SessionPtr session = loadRanks(dir, ranks);
+    const auto t0 = Clock::now();
+    OpenView v;
+    open(v, session);
+    QImage image(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
+    CountingDevice counter;
+    Frames f;
+    const TimeRange full = v.state.visibleRange();
+    for (int i = 0; i < 3; ++i) // the full range, as opened
+        frame(*v.view, image, counter, f, [&] { v.state.setVisibleRange(full); });
+    // Zoom in 2× ten times towards the middle, then pan right and left at the deepest zoom.
+    TimeRange r = full;
+    for (int i = 0; i < 10; ++i) {
+        const TimeNs mid = r.begin + r.duration() / 2, half = std::max<TimeNs>(r.duration() / 4, 1000);
+        r = {mid - half, mid + half};
+        frame(*v.view, image, counter, f, [&] { v.state.setVisibleRange(r); });
+    }
+    for (int i = 0; i < 10; ++i) {
+        const TimeNs step = (i < 5 ? 1 : -1) * r.duration() / 3;
+        r = {r.begin + step, r.end + step};
+        frame(*v.view, image, counter, f, [&] { v.state.setVisibleRange(r); });
+    }
+    keepFrame(image, "frames-zoom-pan");
+    return report(f, v.openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
+}
+
+ProbeOutcome FrameProbes::overview(const std::string &dir)
+{
+    ensureApplication();
+    int ranks = 0;
+    const SessionPtr session = loadRanks(dir, ranks);
+    const auto t0 = Clock::now();
+    OpenView v;
+    open(v, session);
+    const auto o0 = Clock::now();
+    RanksOverview overview(v.view.get());
+    overview.resize(kWidth, kHeight);
+    overview.show();
+    QApplication::processEvents();
+    const double openMicros = v.openMicros + micros(Clock::now() - o0);
+    QImage image(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
+    CountingDevice counter;
+    Frames f;
+    const TimeRange full = v.state.visibleRange();
+    TimeRange r = full;
+    for (int i = 0; i < 20; ++i) {
+        if (i < 10) {
+            const TimeNs mid = r.begin + r.duration() / 2, half = std::max<TimeNs>(r.duration() / 3, 1000);
+            r = {mid - half, mid + half};
+        } else {
+            const TimeNs step = (i < 15 ? 1 : -1) * r.duration() / 3;
+            r = {r.begin + step, r.end + step};
+        }
+        frame(overview, image, counter, f, [&] { v.state.setVisibleRange(r); });
+    }
+    keepFrame(image, "frames-overview");
+    return report(f, openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
+}
+
+ProbeOutcome FrameProbes::scroll(const std::string &dir)
+{
+    ensureApplication();
+    int ranks = 0;
+    const SessionPtr session = loadRanks(dir, ranks);
+    const auto t0 = Clock::now();
+    OpenView v;
+    open(v, session);
+    QImage image(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
+    CountingDevice counter;
+    Frames f;
+    QScrollBar *bar = v.view->verticalScrollBar();
+    // Top to bottom a viewport at a time (at most 200 frames, evenly spread).
+    const int page = std::max(1, bar->pageStep());
+    const int steps = std::min(200, bar->maximum() / page + 1);
+    for (int i = 0; i <= steps; ++i) {
+        const int value = steps == 0 ? 0 : static_cast<int>(static_cast<std::int64_t>(bar->maximum()) * i / steps);
+        frame(*v.view, image, counter, f, [&] { bar->setValue(value); });
+    }
+    keepFrame(image, "frames-scroll");
+    return report(f, v.openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
+}
+
+} // namespace rs::bench
