@@ -5,6 +5,7 @@
 
 #include "timeline/ranksoverview.h"
 #include "timeline/ranksoverviewpainter.h"
+#include "timeline/lanekind.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/timelinecontext.h"
 #include "timeline/timelineview.h"
@@ -145,6 +146,17 @@ void TestRanksOverview::clickingARowGoesToTheRank()
     overview.show();
     QVERIFY(QTest::qWaitForWindowExposed(&overview));
     QCOMPARE(overview.frame().ranks.size(), std::size_t(64));
+    // Only the groups near the viewport hold a chart widget; a far one paints its memory lane itself.
+    QVERIFY(view.rankGroup(0)->memoryPlot());
+    RankGroupWidget *far = view.rankGroup(60);
+    QVERIFY(!far->memoryPlot() && !far->isChartResident());
+    const Lane *memory = far->layout().memoryLane();
+    QVERIFY(memory);
+    const QImage farImage = far->grab().toImage();
+    int painted = 0;
+    for (int x = view.gutterWidth() + 2; x < farImage.width() - 2; x += 4)
+        painted += farImage.pixelColor(x, memory->top + memory->height - 6) != QColor(Qt::white) ? 1 : 0;
+    QVERIFY2(painted > 100, qPrintable(QString::number(painted)));
     const auto [top, bottom] = RanksOverviewPainter::rowOf(overview.frame(), 37);
     QCOMPARE(view.verticalScrollBar()->value(), 0);
     QTest::mouseClick(&overview, Qt::LeftButton, {}, QPoint(overview.rowsRect().center().x(), (top + bottom) / 2));
@@ -154,6 +166,8 @@ void TestRanksOverview::clickingARowGoesToTheRank()
     QVERIFY(g);
     const int scroll = view.verticalScrollBar()->value();
     QVERIFY(scroll > 0);
+    QVERIFY(g->memoryPlot()); // scrolled to: resident now
+    QVERIFY(!view.rankGroup(0)->memoryPlot()); // scrolled away from: freed
     QVERIFY(g->y() - scroll >= -g->height() && g->y() - scroll < view.viewport()->height());
     // A hidden rank leaves the overview too.
     state.setRankHidden(3, true);

@@ -11,7 +11,10 @@
 #include <QPainter>
 #include <QScrollBar>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -24,6 +27,20 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kWidth = 1920;
 constexpr int kHeight = 1080;
+
+std::int64_t g_loadedRss = 0; // resident bytes once the session was loaded
+
+// Resident memory now (the session loaded, before any view exists), from /proc/self/statm.
+std::int64_t residentBytes()
+{
+    long pages = 0, resident = 0;
+    if (std::FILE *f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        std::fclose(f);
+    }
+    return static_cast<std::int64_t>(resident) * ::sysconf(_SC_PAGESIZE);
+}
 
 double micros(Clock::duration d)
 {
@@ -114,6 +131,7 @@ SessionPtr loadRanks(const std::string &dir, int &ranks)
     if (!s || s->ranks().empty())
         throw std::runtime_error(dir + ": nothing was imported");
     ranks = static_cast<int>(s->ranks().size());
+    g_loadedRss = residentBytes();
     return s;
 }
 
@@ -184,7 +202,8 @@ ProbeOutcome report(const Frames &f, double openMicros, int ranks, double second
                 static_cast<std::int64_t>(percentile(f.floors, 0.5)),
                 static_cast<std::int64_t>(openMicros),
                 ranks,
-                static_cast<std::int64_t>(percentile(shapes, 0.5))};
+                static_cast<std::int64_t>(percentile(shapes, 0.5)),
+                g_loadedRss};
     return o;
 }
 

@@ -25,7 +25,8 @@ public:
     static constexpr std::string_view kOverview = "frames-overview";
 
     /// `dir` holds the trace files, one per rank (rank-N.pt.trace.json). values (µs unless said):
-    /// {frames, p50, p95, max, floor_p50, open, ranks, rectangles per frame (median)}
+    /// {frames, p50, p95, max, floor_p50, open, ranks, shapes per frame (median), resident bytes
+    /// once the session is loaded (before any view)}
     static ProbeOutcome zoomPan(const std::string &dir);
     static ProbeOutcome scroll(const std::string &dir);
     /// The Ranks Overview of the same ranks, 1920×1080, over 20 zoom and pan steps.

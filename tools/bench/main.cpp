@@ -212,10 +212,11 @@ int runFrames(const Options &o)
         std::snprintf(row, sizeof row,
                       "%s{\"scenario\":\"%s\",\"label\":\"%s\",\"ranks\":%lld,\"frames\":%lld,\"p50_ms\":%.2f,\"p95_ms\":%.2f,"
                       "\"max_ms\":%.2f,\"floor_p50_ms\":%.2f,\"p95_over_floor\":%.2f,\"shapes_per_frame\":%lld,\"open_ms\":%.1f,"
-                      "\"peak_rss_bytes\":%lld}",
+                      "\"peak_rss_bytes\":%lld,\"loaded_rss_bytes\":%lld}",
                       i ? "," : "", sc.id.c_str(), sc.label.c_str(), static_cast<long long>(v[6]), static_cast<long long>(v[0]),
                       v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3, v[4] > 0 ? static_cast<double>(v[2]) / static_cast<double>(v[4]) : 0.0,
-                      static_cast<long long>(v[7]), v[5] / 1e3, static_cast<long long>(r.maxRssBytes));
+                      static_cast<long long>(v[7]), v[5] / 1e3, static_cast<long long>(r.maxRssBytes),
+                      static_cast<long long>(v.size() > 8 ? v[8] : 0));
         json += row;
         std::snprintf(row, sizeof row, "%-60s %6lld %9.2f %9.2f %9.2f %10.2f %8.2f %7.0f MB\n", sc.label.c_str(),
                       static_cast<long long>(v[0]), v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3, v[5] / 1e6,

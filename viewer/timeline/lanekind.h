@@ -90,6 +90,7 @@ struct LaneFrame {
     QRect exposed;             ///< what needs painting, group coordinates
     QFont font;                ///< the group's base font
     bool figure = false;       ///< an exported figure: no widgets, no hover or selection
+    bool chartWidget = false;  ///< a chart widget (the screen's QCustomPlot) covers the memory lane
     EventRef hovered;          ///< outlined thinly
     EventRef selected;         ///< outlined strongly
     Highlight highlight;       ///< the finding the user (or the export) points at

@@ -168,10 +168,19 @@ void RankGroupWidget::setFindingsLane(bool on)
     relayout();
 }
 
+void RankGroupWidget::setChartResident(bool resident)
+{
+    if (resident == m_chartResident)
+        return;
+    m_chartResident = resident;
+    buildChart();
+    update();
+}
+
 void RankGroupWidget::buildChart()
 {
     const Lane *lane = m_layout.memoryLane();
-    if (!lane) {
+    if (!lane || !m_chartResident) {
         delete m_plot;
         m_plot = nullptr;
         return;
@@ -267,6 +276,7 @@ LaneFrame RankGroupWidget::frame() const
     f.hovered = m_ctx.state->hovered();
     f.selected = m_ctx.state->selection();
     f.highlight = m_ctx.state->highlight();
+    f.chartWidget = m_plot != nullptr;
     return f;
 }
 

@@ -51,8 +51,14 @@ public:
     /// ProfilerStep span of a step band, a log record (the most severe marker within its radius),
     /// an OOM line of the memory chart (within 4 px), or nothing.
     EventRef hitTest(QPoint pos) const;
-    /// The memory chart, or nullptr when the rank has no device memory data or is collapsed.
+    /// The memory chart, or nullptr when the rank has no device memory data, is collapsed, or is
+    /// not chart-resident.
     MemoryPlot *memoryPlot() const { return m_plot; }
+    /// Whether the group holds a chart widget for its memory lane. TimelineView keeps only the groups
+    /// near the viewport resident, so a job of a thousand ranks has a few charts, not a thousand;
+    /// the others paint the lane with MemoryLanePainter.
+    void setChartResident(bool resident);
+    bool isChartResident() const { return m_chartResident; }
 
     QSize sizeHint() const override;
 
@@ -93,6 +99,7 @@ private:
     bool m_dragging = false;
     bool m_swallowRelease = false;
     bool m_findingsLane = false;
+    bool m_chartResident = false;
 };
 
 } // namespace rs

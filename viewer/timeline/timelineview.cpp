@@ -65,6 +65,9 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     m_annotations = new AnnotationOverlay(this);
     placeRuler();
     connect(verticalScrollBar(), &QScrollBar::valueChanged, m_annotations, qOverload<>(&QWidget::update));
+    // Chart widgets follow the viewport: created for the groups in or near it, freed far from it.
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &TimelineView::updateChartResidency);
+    connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, &TimelineView::updateChartResidency);
 
     m_gestureEnd.setSingleShot(true);
     m_gestureEnd.setInterval(350);
@@ -234,6 +237,18 @@ void TimelineView::rebuildGroups()
         m_groups.push_back(g);
     }
     m_annotations->syncFindingRows();
+    m_container->layout()->activate(); // the groups' positions, for the charts' residency
+    updateChartResidency();
+}
+
+void TimelineView::updateChartResidency()
+{
+    // A page above and below the viewport stay resident, so scrolling meets charts already built.
+    const int page = viewport()->height();
+    const int top = verticalScrollBar()->value() - page;
+    const int bottom = verticalScrollBar()->value() + 2 * page;
+    for (RankGroupWidget *g : m_groups)
+        g->setChartResident(!g->isHidden() && g->y() + g->height() >= top && g->y() <= bottom);
 }
 
 RankGroupWidget *TimelineView::rankGroup(RankId rank) const
@@ -351,6 +366,7 @@ void TimelineView::resizeEvent(QResizeEvent *event)
 {
     QScrollArea::resizeEvent(event);
     placeRuler();
+    updateChartResidency();
 }
 
 bool TimelineView::viewportEvent(QEvent *event)

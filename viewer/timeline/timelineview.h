@@ -114,6 +114,7 @@ protected:
 
 private:
     void rebuildGroups();
+    void updateChartResidency();
     void placeRuler(); // and the job-wide findings strip and the annotation overlay
     void zoomAround(double factor, std::optional<int> x);
     void panByFraction(double fraction);

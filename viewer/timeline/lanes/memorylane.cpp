@@ -1,7 +1,8 @@
 // The memory lane: allocated, reserved, allocator-snapshot and nvidia-smi curves of the rank's GPU
 // on one scale shared by every rank, the GPU's capacity, the analysis' spikes and the OOM moments.
-// On screen the chart is a QCustomPlot (MemoryPlot) laid over the lane by RankGroupWidget; an
-// exported figure draws it with MemoryLanePainter. The gutter legend, the tooltip and the hit-test
+// On screen the chart is a QCustomPlot (MemoryPlot) laid over the lane by RankGroupWidget while the
+// group is near the viewport; an exported figure, and a group far from it, draw it with
+// MemoryLanePainter. The gutter legend, the tooltip and the hit-test
 // are this kind's, the same for both.
 
 #include "builtinlanes.h"
@@ -49,7 +50,7 @@ public:
 
     void paint(const Lane &lane, LaneFrame &f) const override
     {
-        if (!f.figure)
+        if (f.chartWidget)
             return; // the screen's chart widget covers the lane
         const Session &s = *f.ctx->session;
         const int g = f.ctx->gutterWidth;
