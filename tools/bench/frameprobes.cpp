@@ -182,12 +182,19 @@ void frame(QWidget &view, QImage &image, CountingDevice &counter, Frames &out, c
     out.floors.push_back(micros(Clock::now() - f0));
 }
 
-// RANKSCOPE_BENCH_FRAMES=DIR keeps each scenario's last frame as DIR/<probe>.png, to look at.
-void keepFrame(const QImage &image, const char *name)
+// RANKSCOPE_BENCH_FRAMES=DIR keeps each scenario's last frame as DIR/<probe>.png, to look at,
+// and each frame's time (ms) as DIR/<probe>.txt, one line per frame, to see which frames are slow.
+void keepFrame(const QImage &image, const char *name, const std::vector<double> &times)
 {
     const QString dir = qEnvironmentVariable("RANKSCOPE_BENCH_FRAMES");
-    if (!dir.isEmpty())
-        image.save(dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
+    if (dir.isEmpty())
+        return;
+    image.save(dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".png"));
+    if (std::FILE *f = std::fopen((dir + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".txt")).toLocal8Bit().constData(), "w")) {
+        for (double t : times)
+            std::fprintf(f, "%.2f\n", t / 1e3);
+        std::fclose(f);
+    }
 }
 
 ProbeOutcome report(const Frames &f, double openMicros, int ranks, double seconds)
@@ -255,7 +262,7 @@ ProbeOutcome FrameProbes::zoomPan(const std::string &dir)
         r = {r.begin + step, r.end + step};
         frame(*v.view, image, counter, f, [&] { v.state.setVisibleRange(r); });
     }
-    keepFrame(image, "frames-zoom-pan");
+    keepFrame(image, "frames-zoom-pan", f.times);
     return report(f, v.openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
 }
 
@@ -288,7 +295,7 @@ ProbeOutcome FrameProbes::overview(const std::string &dir)
         }
         frame(overview, image, counter, f, [&] { v.state.setVisibleRange(r); });
     }
-    keepFrame(image, "frames-overview");
+    keepFrame(image, "frames-overview", f.times);
     return report(f, openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
 }
 
@@ -311,7 +318,7 @@ ProbeOutcome FrameProbes::scroll(const std::string &dir)
         const int value = steps == 0 ? 0 : static_cast<int>(static_cast<std::int64_t>(bar->maximum()) * i / steps);
         frame(*v.view, image, counter, f, [&] { bar->setValue(value); });
     }
-    keepFrame(image, "frames-scroll");
+    keepFrame(image, "frames-scroll", f.times);
     return report(f, v.openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
 }
 
