@@ -214,112 +214,100 @@ ProbeOutcome report(const Frames &f, double openMicros, int ranks, double second
     return o;
 }
 
-struct OpenView {
+// One scenario's setup: the ranks loaded, the timeline opened at 1920×1080 (timed), the frame
+// buffers; finish() keeps the last frame when asked and reports.
+struct Scene {
+    explicit Scene(const std::string &dir)
+    {
+        ensureApplication();
+        session = loadRanks(dir, ranks);
+        t0 = Clock::now();
+        view = std::make_unique<TimelineView>(&state);
+        view->resize(kWidth, kHeight);
+        view->setSession(session);
+        view->show();
+        QApplication::processEvents();
+        QPainter p(&image);
+        view->render(&p);
+        openMicros = micros(Clock::now() - t0);
+    }
+
+    ProbeOutcome finish(const char *name)
+    {
+        keepFrame(image, name, frames.times);
+        return report(frames, openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+
+    int ranks = 0;
+    SessionPtr session;
+    Clock::time_point t0;
     ViewState state;
     std::unique_ptr<TimelineView> view;
     double openMicros = 0;
+    QImage image{kWidth, kHeight, QImage::Format_ARGB32_Premultiplied};
+    CountingDevice counter;
+    Frames frames;
 };
 
-void open(OpenView &v, const SessionPtr &session)
+// Zoom in towards the middle `zooms` times by `factor`, then pan right and left, a third of the
+// window a step, as many steps as `pans`.
+std::vector<TimeRange> zoomAndPan(TimeRange full, int zooms, double factor, int pans)
 {
-    const auto t0 = Clock::now();
-    v.view = std::make_unique<TimelineView>(&v.state);
-    v.view->resize(kWidth, kHeight);
-    v.view->setSession(session);
-    v.view->show();
-    QApplication::processEvents();
-    QImage first(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
-    QPainter p(&first);
-    v.view->render(&p);
-    v.openMicros = micros(Clock::now() - t0);
+    std::vector<TimeRange> steps;
+    TimeRange r = full;
+    for (int i = 0; i < zooms; ++i) {
+        const TimeNs mid = r.begin + r.duration() / 2;
+        const auto half = std::max<TimeNs>(static_cast<TimeNs>(static_cast<double>(r.duration()) / (2 * factor)), 1000);
+        r = {mid - half, mid + half};
+        steps.push_back(r);
+    }
+    for (int i = 0; i < pans; ++i) {
+        const TimeNs step = (i < pans / 2 ? 1 : -1) * r.duration() / 3;
+        r = {r.begin + step, r.end + step};
+        steps.push_back(r);
+    }
+    return steps;
 }
 
 } // namespace
 
 ProbeOutcome FrameProbes::zoomPan(const std::string &dir)
 {
-    ensureApplication();
-    int ranks = 0;
-    const SessionPtr session = loadRanks(dir, ranks);
-    const auto t0 = Clock::now();
-    OpenView v;
-    open(v, session);
-    QImage image(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
-    CountingDevice counter;
-    Frames f;
-    const TimeRange full = v.state.visibleRange();
+    Scene sc(dir);
+    const TimeRange full = sc.state.visibleRange();
     for (int i = 0; i < 3; ++i) // the full range, as opened
-        frame(*v.view, image, counter, f, [&] { v.state.setVisibleRange(full); });
-    // Zoom in 2× ten times towards the middle, then pan right and left at the deepest zoom.
-    TimeRange r = full;
-    for (int i = 0; i < 10; ++i) {
-        const TimeNs mid = r.begin + r.duration() / 2, half = std::max<TimeNs>(r.duration() / 4, 1000);
-        r = {mid - half, mid + half};
-        frame(*v.view, image, counter, f, [&] { v.state.setVisibleRange(r); });
-    }
-    for (int i = 0; i < 10; ++i) {
-        const TimeNs step = (i < 5 ? 1 : -1) * r.duration() / 3;
-        r = {r.begin + step, r.end + step};
-        frame(*v.view, image, counter, f, [&] { v.state.setVisibleRange(r); });
-    }
-    keepFrame(image, "frames-zoom-pan", f.times);
-    return report(f, v.openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
+        frame(*sc.view, sc.image, sc.counter, sc.frames, [&] { sc.state.setVisibleRange(full); });
+    for (const TimeRange &r : zoomAndPan(full, 10, 2.0, 10))
+        frame(*sc.view, sc.image, sc.counter, sc.frames, [&] { sc.state.setVisibleRange(r); });
+    return sc.finish("frames-zoom-pan");
 }
 
 ProbeOutcome FrameProbes::overview(const std::string &dir)
 {
-    ensureApplication();
-    int ranks = 0;
-    const SessionPtr session = loadRanks(dir, ranks);
-    const auto t0 = Clock::now();
-    OpenView v;
-    open(v, session);
+    Scene sc(dir);
     const auto o0 = Clock::now();
-    RanksOverview overview(v.view.get());
+    RanksOverview overview(sc.view.get());
     overview.resize(kWidth, kHeight);
     overview.show();
     QApplication::processEvents();
-    const double openMicros = v.openMicros + micros(Clock::now() - o0);
-    QImage image(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
-    CountingDevice counter;
-    Frames f;
-    const TimeRange full = v.state.visibleRange();
-    TimeRange r = full;
-    for (int i = 0; i < 20; ++i) {
-        if (i < 10) {
-            const TimeNs mid = r.begin + r.duration() / 2, half = std::max<TimeNs>(r.duration() / 3, 1000);
-            r = {mid - half, mid + half};
-        } else {
-            const TimeNs step = (i < 15 ? 1 : -1) * r.duration() / 3;
-            r = {r.begin + step, r.end + step};
-        }
-        frame(overview, image, counter, f, [&] { v.state.setVisibleRange(r); });
-    }
-    keepFrame(image, "frames-overview", f.times);
-    return report(f, openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
+    sc.openMicros += micros(Clock::now() - o0);
+    for (const TimeRange &r : zoomAndPan(sc.state.visibleRange(), 10, 1.5, 10))
+        frame(overview, sc.image, sc.counter, sc.frames, [&] { sc.state.setVisibleRange(r); });
+    return sc.finish("frames-overview");
 }
 
 ProbeOutcome FrameProbes::scroll(const std::string &dir)
 {
-    ensureApplication();
-    int ranks = 0;
-    const SessionPtr session = loadRanks(dir, ranks);
-    const auto t0 = Clock::now();
-    OpenView v;
-    open(v, session);
-    QImage image(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
-    CountingDevice counter;
-    Frames f;
-    QScrollBar *bar = v.view->verticalScrollBar();
+    Scene sc(dir);
+    QScrollBar *bar = sc.view->verticalScrollBar();
     // Top to bottom a viewport at a time (at most 200 frames, evenly spread).
     const int page = std::max(1, bar->pageStep());
     const int steps = std::min(200, bar->maximum() / page + 1);
     for (int i = 0; i <= steps; ++i) {
         const int value = steps == 0 ? 0 : static_cast<int>(static_cast<std::int64_t>(bar->maximum()) * i / steps);
-        frame(*v.view, image, counter, f, [&] { bar->setValue(value); });
+        frame(*sc.view, sc.image, sc.counter, sc.frames, [&] { bar->setValue(value); });
     }
-    keepFrame(image, "frames-scroll", f.times);
-    return report(f, v.openMicros, ranks, std::chrono::duration<double>(Clock::now() - t0).count());
+    return sc.finish("frames-scroll");
 }
 
 } // namespace rs::bench
