@@ -7,6 +7,7 @@
 #include "timeline/ranksoverviewpainter.h"
 #include "timeline/lanekind.h"
 #include "timeline/rankgroupwidget.h"
+#include "timeline/stickyheader.h"
 #include "timeline/timelinecontext.h"
 #include "timeline/timelineview.h"
 #include "viewstate.h"
@@ -84,6 +85,7 @@ private Q_SLOTS:
     void theFullRankStandsOut_data();
     void theFullRankStandsOut();
     void clickingARowGoesToTheRank();
+    void stickyHeaderNamesTheRankBeingRead();
 };
 
 void TestRanksOverview::rampGoesFromGreyToRed()
@@ -176,6 +178,45 @@ void TestRanksOverview::clickingARowGoesToTheRank()
     overview.setMetric(RanksOverviewPainter::Metric::Busy);
     QCOMPARE(overview.frame().metric, RanksOverviewPainter::Metric::Busy);
     QVERIFY(RanksOverviewPainter::valueAt(overview.frame(), 0, kT0 + 5'000'000) > 0);
+}
+
+// Scrolled into the middle of a rank's lanes, its header stays pinned at the top of the viewport;
+// at a group's own header nothing is pinned; a click on the pinned header folds the rank.
+void TestRanksOverview::stickyHeaderNamesTheRankBeingRead()
+{
+    const SessionPtr session = memorySession(16, 3);
+    ViewState state;
+    TimelineView view(&state);
+    view.resize(view.gutterWidth() + 800, 400);
+    view.setSession(session);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    StickyHeader *sticky = view.stickyHeader();
+    QVERIFY(sticky);
+    QCOMPARE(sticky->rank(), kNoRank); // at the top, rank 0's own header is in sight
+    RankGroupWidget *g5 = view.rankGroup(5);
+    QVERIFY(g5->height() > 3 * LaneLayout::kHeaderHeight);
+    view.verticalScrollBar()->setValue(g5->y() + LaneLayout::kHeaderHeight + 4);
+    QTRY_COMPARE(sticky->rank(), RankId(5));
+    QCOMPARE(sticky->geometry().top(), 0);
+    QVERIFY(rs::test::keepScreenshot(view.grab().toImage(), QStringLiteral("sticky-header.png")));
+    // It shows rank 5's header: the rank's colour square and name, as the group draws them.
+    const QImage pinned = sticky->grab().toImage();
+    QImage header(g5->width(), LaneLayout::kHeaderHeight, QImage::Format_ARGB32);
+    {
+        QPainter p(&header);
+        g5->paintHeader(p, g5->width());
+    }
+    QCOMPARE(pinned.copy(0, 0, 200, LaneLayout::kHeaderHeight - 2).convertToFormat(QImage::Format_ARGB32),
+             header.copy(0, 0, 200, LaneLayout::kHeaderHeight - 2));
+    // Exactly at a group's header, nothing is pinned over it.
+    view.verticalScrollBar()->setValue(view.rankGroup(6)->y());
+    QTRY_COMPARE(sticky->rank(), kNoRank);
+    // A click on the pinned header folds its rank.
+    view.verticalScrollBar()->setValue(g5->y() + LaneLayout::kHeaderHeight + 4);
+    QTRY_COMPARE(sticky->rank(), RankId(5));
+    QTest::mouseClick(sticky, Qt::LeftButton, {}, QPoint(100, 10));
+    QVERIFY(state.isRankCollapsed(5));
 }
 
 QTEST_MAIN(TestRanksOverview)

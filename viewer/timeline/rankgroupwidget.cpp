@@ -168,6 +168,24 @@ void RankGroupWidget::setFindingsLane(bool on)
     relayout();
 }
 
+void RankGroupWidget::paintHeader(QPainter &painter, int width) const
+{
+    if (m_layout.lanes().empty())
+        return;
+    GroupHeader header = m_header;
+    header.collapsed = m_ctx.state->isRankCollapsed(m_rank);
+    header.selected = m_ctx.state->selectedRank() == m_rank;
+    LaneFrame f = frame();
+    f.header = &header;
+    f.painter = &painter;
+    f.width = width;
+    f.exposed = QRect(0, 0, width, m_layout.lanes().front().height);
+    painter.save();
+    painter.setClipRect(f.exposed);
+    RankGroupPainter::paint(f);
+    painter.restore();
+}
+
 void RankGroupWidget::setChartResident(bool resident)
 {
     if (resident == m_chartResident)

@@ -58,6 +58,8 @@ public:
     /// near the viewport resident, so a job of a thousand ranks has a few charts, not a thousand;
     /// the others paint the lane with MemoryLanePainter.
     void setChartResident(bool resident);
+    /// Paints just the header row, `width` wide, at (0, 0) of `painter` (the sticky header).
+    void paintHeader(QPainter &painter, int width) const;
     bool isChartResident() const { return m_chartResident; }
 
     QSize sizeHint() const override;

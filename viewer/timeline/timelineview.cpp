@@ -1,5 +1,7 @@
 #include "timelineview.h"
 
+#include "stickyheader.h"
+
 #include "placements.h"
 
 #include "annotationoverlay.h"
@@ -68,6 +70,9 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     // Chart widgets follow the viewport: created for the groups in or near it, freed far from it.
     connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &TimelineView::updateChartResidency);
     connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, &TimelineView::updateChartResidency);
+    m_sticky = new StickyHeader(m_state, viewport());
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &TimelineView::placeStickyHeader);
+    connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, &TimelineView::placeStickyHeader);
 
     m_gestureEnd.setSingleShot(true);
     m_gestureEnd.setInterval(350);
@@ -241,6 +246,20 @@ void TimelineView::rebuildGroups()
     updateChartResidency();
 }
 
+void TimelineView::placeStickyHeader()
+{
+    // The group under the viewport's top edge, when its own header has scrolled out of sight and
+    // enough of it is left below to be worth naming.
+    const int top = verticalScrollBar()->value();
+    RankGroupWidget *under = nullptr;
+    for (RankGroupWidget *g : m_groups)
+        if (!g->isHidden() && g->y() < top && g->y() + g->height() - LaneLayout::kGroupGap > top + 2 * LaneLayout::kHeaderHeight) {
+            under = g;
+            break;
+        }
+    m_sticky->showGroup(under);
+}
+
 void TimelineView::updateChartResidency()
 {
     // A page above and below the viewport stay resident, so scrolling meets charts already built.
@@ -367,6 +386,7 @@ void TimelineView::resizeEvent(QResizeEvent *event)
     QScrollArea::resizeEvent(event);
     placeRuler();
     updateChartResidency();
+    placeStickyHeader();
 }
 
 bool TimelineView::viewportEvent(QEvent *event)

@@ -25,6 +25,7 @@ class AnnotationOverlay;
 class AnnotationStore;
 class FindingsStrip;
 class RankGroupWidget;
+class StickyHeader;
 class TimeRuler;
 class TrackFinder;
 struct TimelineContext;
@@ -57,6 +58,8 @@ public:
     /// The strip pinned under the ruler that holds the badges of job-wide finding annotations; shown
     /// (and the viewport moved down by its height) only while there are such badges.
     FindingsStrip *jobFindingsStrip() const { return m_jobFindings; }
+    /// The pinned header of the rank whose lanes fill the viewport's top.
+    StickyHeader *stickyHeader() const { return m_sticky; }
     /// Shows or hides jobFindingsStrip() (the AnnotationOverlay decides).
     void setJobFindingsStrip(bool shown);
     ViewState *viewState() const { return m_state; }
@@ -115,6 +118,7 @@ protected:
 private:
     void rebuildGroups();
     void updateChartResidency();
+    void placeStickyHeader();
     void placeRuler(); // and the job-wide findings strip and the annotation overlay
     void zoomAround(double factor, std::optional<int> x);
     void panByFraction(double fraction);
@@ -130,6 +134,7 @@ private:
     QVBoxLayout *m_groupsLayout;
     QLabel *m_untimed; // shown when no data has a time
     FindingsStrip *m_jobFindings;     // under the ruler, outside the viewport like it
+    StickyHeader *m_sticky;           // the header of the rank being read, pinned at the viewport's top
     AnnotationOverlay *m_annotations; // on top of the groups, across all of them and the strip
     std::vector<RankGroupWidget *> m_groups;
     TrackFinder *m_finder = nullptr; // made on the first Ctrl+P

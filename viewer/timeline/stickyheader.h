@@ -1,0 +1,36 @@
+#pragma once
+// The header of the rank being read, pinned at the top of the timeline's viewport while that rank's
+// lanes scroll under it, so the rank's name, colour, badges and summary stay in sight in a group
+// taller than the screen. It paints the group's own header (RankGroupWidget::paintHeader) and a
+// click folds the group like a click on its header. TimelineView places it on every scroll.
+
+#include "types.h"
+
+#include <QWidget>
+
+namespace rs {
+
+class RankGroupWidget;
+class ViewState;
+
+class StickyHeader : public QWidget
+{
+    Q_OBJECT
+public:
+    StickyHeader(ViewState *state, QWidget *viewport);
+
+    /// Shows `group`'s header at the top (nullptr hides it).
+    void showGroup(RankGroupWidget *group);
+    /// The rank shown, or kNoRank when hidden.
+    RankId rank() const;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+
+private:
+    ViewState *m_state;
+    RankGroupWidget *m_group = nullptr;
+};
+
+} // namespace rs
