@@ -390,6 +390,7 @@ void MainWindow::resetLayout()
         if (dock->isFloating())
             dock->setFloating(false);
     m_state->setCompactLanes(false);
+    m_state->setMemoryLaneHeight(0);
     if (m_session) {
         for (const Rank &r : m_session->ranks())
             m_state->setRankHidden(r.id, false);

@@ -190,6 +190,15 @@ void ViewState::setCompactLanes(bool compact)
     Q_EMIT compactLanesChanged(compact);
 }
 
+void ViewState::setMemoryLaneHeight(int pixels)
+{
+    pixels = std::max(0, pixels);
+    if (pixels == m_memoryLaneHeight)
+        return;
+    m_memoryLaneHeight = pixels;
+    Q_EMIT memoryLaneHeightChanged(pixels);
+}
+
 void ViewState::setRanksCollapsed(const std::vector<RankId> &ranks, bool collapsed)
 {
     for (RankId r : ranks)

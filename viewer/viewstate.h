@@ -126,6 +126,9 @@ public:
     /// its GPU streams or main thread, OOM markers), like an exported figure's `--detail compact`.
     bool compactLanes() const { return m_compactLanes; }
     void setCompactLanes(bool compact);
+    /// Height of every memory lane in pixels as the user dragged it; 0: each lane's own (automatic).
+    int memoryLaneHeight() const { return m_memoryLaneHeight; }
+    void setMemoryLaneHeight(int pixels);
 
     /// Offset added to every time of `rank` when it is shown (clock alignment); 0 by default.
     TimeNs clockOffset(RankId rank) const { return m_offsets.value(rank, 0); }
@@ -154,6 +157,7 @@ Q_SIGNALS:
     void rankHiddenChanged(rs::RankId rank, bool hidden);
     void rankCollapsedChanged(rs::RankId rank, bool collapsed);
     void compactLanesChanged(bool compact);
+    void memoryLaneHeightChanged(int pixels);
     void clockOffsetsChanged();
     void highlightChanged(const rs::Highlight &highlight);
     /// `findingIndex` is -1 when the selection was cleared.
@@ -175,6 +179,7 @@ private:
     QSet<RankId> m_hidden;
     QSet<RankId> m_collapsed;
     bool m_compactLanes = false;
+    int m_memoryLaneHeight = 0;
     QHash<RankId, TimeNs> m_offsets;
     Highlight m_highlight;
     int m_selectedFinding = -1;

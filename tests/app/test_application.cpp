@@ -153,7 +153,9 @@ private Q_SLOTS:
 
         w.viewState()->setRankHidden(3, true);
         w.viewState()->setRankCollapsed(1, true);
+        w.viewState()->setMemoryLaneHeight(200);
         reset->trigger();
+        QCOMPARE(w.viewState()->memoryLaneHeight(), 0);
         QVERIFY(!w.viewState()->compactLanes());
         QVERIFY(!compact->isChecked());
         QVERIFY(!w.viewState()->isRankHidden(3));

@@ -15,7 +15,9 @@
 #include "screenshot.h"
 #include "sessionbuilder.h"
 
+#include <QApplication>
 #include <QImage>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QTest>
@@ -86,6 +88,7 @@ private Q_SLOTS:
     void theFullRankStandsOut();
     void clickingARowGoesToTheRank();
     void stickyHeaderNamesTheRankBeingRead();
+    void draggingAMemoryLaneEdgeResizesThemAll();
 };
 
 void TestRanksOverview::rampGoesFromGreyToRed()
@@ -217,6 +220,40 @@ void TestRanksOverview::stickyHeaderNamesTheRankBeingRead()
     QTRY_COMPARE(sticky->rank(), RankId(5));
     QTest::mouseClick(sticky, Qt::LeftButton, {}, QPoint(100, 10));
     QVERIFY(state.isRankCollapsed(5));
+}
+
+// Dragging the bottom edge of one memory lane sets one height for every rank's memory lane (so
+// they still compare at a glance); 0 goes back to each lane's own height.
+void TestRanksOverview::draggingAMemoryLaneEdgeResizesThemAll()
+{
+    const SessionPtr session = memorySession(4, 3);
+    ViewState state;
+    TimelineView view(&state);
+    view.resize(view.gutterWidth() + 800, 600);
+    view.setSession(session);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    RankGroupWidget *g0 = view.rankGroup(0);
+    const Lane *memory = g0->layout().memoryLane();
+    QVERIFY(memory);
+    const int before = memory->height;
+    const int edge = memory->top + memory->height - 1;
+    const QPoint grab(view.gutterWidth() + 300, edge);
+    QVERIFY(g0->onMemoryEdge(grab));
+    QVERIFY(!g0->onMemoryEdge(QPoint(grab.x(), edge - 10)));
+    const TimeRange window = state.visibleRange();
+    QTest::mousePress(g0, Qt::LeftButton, {}, grab);
+    QMouseEvent move(QEvent::MouseMove, QPointF(grab.x(), edge + 50), g0->mapToGlobal(QPointF(grab.x(), edge + 50)), Qt::NoButton,
+                     Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(g0, &move);
+    QTest::mouseRelease(g0, Qt::LeftButton, {}, QPoint(grab.x(), edge + 50));
+    QCOMPARE(state.memoryLaneHeight(), before + 50);
+    for (RankId r = 0; r < 4; ++r)
+        QCOMPARE(view.rankGroup(r)->layout().memoryLane()->height, before + 50);
+    QCOMPARE(state.visibleRange(), window); // a resize is not a pan
+    QVERIFY(state.selection().isNone());
+    state.setMemoryLaneHeight(0);
+    QCOMPARE(g0->layout().memoryLane()->height, before);
 }
 
 QTEST_MAIN(TestRanksOverview)

@@ -44,6 +44,8 @@ public:
     static constexpr int kFindingsHeight = 20; ///< one row of numbered finding badges (the figure's strip too)
     static constexpr int kGroupGap = 8;     ///< empty rows after the last lane
     static constexpr int kFigureMemoryHeight = 104; ///< a figure's memory lane: the curve is the story
+    static constexpr int kMinMemoryHeight = 40;     ///< a memory lane dragged smaller stops here
+    static constexpr int kMaxMemoryHeight = 600;    ///< and larger here
 
     /// What a group is laid out for.
     struct Options {
@@ -51,6 +53,7 @@ public:
         bool timedLogs = false; ///< the rank has timed log records (a log lane; untimed ones have no place)
         bool findings = false;  ///< a Findings row right under the header of an expanded group
         bool figure = false;    ///< an exported figure (a taller memory lane)
+        int memoryHeight = 0;   ///< the user's memory lane height (0: as tall as its legend needs)
     };
 
     /// Lays out `rank` of `session`; a collapsed group is its header and a summary strip. The log

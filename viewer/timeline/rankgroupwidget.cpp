@@ -26,6 +26,7 @@ namespace rs {
 namespace {
 
 constexpr int kDragThreshold = 4; // pixels before a press becomes a drag
+constexpr int kEdgeGrabPx = 3;    // how close to the memory lane's bottom edge a press resizes it
 
 // The memory lane's curves as the chart's series: the names, colours and styles the lane's gutter
 // legend and the figure use (MemoryLanePainter::curvesOf).
@@ -151,8 +152,12 @@ QSize RankGroupWidget::sizeHint() const
 
 void RankGroupWidget::relayout()
 {
-    m_layout.build(*m_ctx.session, rankData(), m_ctx.state->isRankCollapsed(m_rank), !m_ctx.evidence.logs(m_rank).empty(),
-                   m_findingsLane);
+    LaneLayout::Options o;
+    o.collapsed = m_ctx.state->isRankCollapsed(m_rank);
+    o.timedLogs = !m_ctx.evidence.logs(m_rank).empty();
+    o.findings = m_findingsLane;
+    o.memoryHeight = m_ctx.state->memoryLaneHeight();
+    m_layout.build(*m_ctx.session, rankData(), o);
     if (m_ctx.state->compactLanes())
         m_layout.applyCompact(*m_ctx.session);
     setFixedHeight(m_layout.height());
@@ -325,10 +330,22 @@ void RankGroupWidget::paintEvent(QPaintEvent *event)
     RankGroupPainter::paint(f);
 }
 
+bool RankGroupWidget::onMemoryEdge(QPoint pos) const
+{
+    const Lane *lane = m_layout.memoryLane();
+    return lane && std::abs(pos.y() - (lane->top + lane->height - 1)) <= kEdgeGrabPx;
+}
+
 void RankGroupWidget::mousePressEvent(QMouseEvent *event)
 {
     if (event->button() != Qt::LeftButton) {
         QWidget::mousePressEvent(event);
+        return;
+    }
+    // The memory lane's bottom edge resizes every memory lane (one height, so ranks still compare).
+    if (onMemoryEdge(event->position().toPoint())) {
+        m_resizeFrom = m_layout.memoryLane()->height;
+        m_pressPos = event->position().toPoint();
         return;
     }
     m_pressed = true;
@@ -341,6 +358,17 @@ void RankGroupWidget::mousePressEvent(QMouseEvent *event)
 void RankGroupWidget::mouseMoveEvent(QMouseEvent *event)
 {
     const QPoint pos = event->position().toPoint();
+    if (m_resizeFrom > 0) {
+        const int h = std::clamp(m_resizeFrom + pos.y() - m_pressPos.y(), LaneLayout::kMinMemoryHeight, LaneLayout::kMaxMemoryHeight);
+        m_ctx.state->setMemoryLaneHeight(h);
+        return;
+    }
+    if (!m_pressed) {
+        if (onMemoryEdge(pos))
+            setCursor(Qt::SizeVerCursor);
+        else if (cursor().shape() == Qt::SizeVerCursor)
+            unsetCursor();
+    }
     Q_EMIT cursorMoved(pos.x() >= m_ctx.gutterWidth ? pos.x() : -1);
     if (m_pressed && (event->buttons() & Qt::LeftButton)) {
         if (!m_dragging && (pos - m_pressPos).manhattanLength() >= kDragThreshold) {
@@ -371,6 +399,11 @@ void RankGroupWidget::mouseMoveEvent(QMouseEvent *event)
 
 void RankGroupWidget::mouseReleaseEvent(QMouseEvent *event)
 {
+    if (m_resizeFrom > 0 && event->button() == Qt::LeftButton) {
+        m_resizeFrom = 0;
+        unsetCursor();
+        return;
+    }
     if (event->button() != Qt::LeftButton || !m_pressed) {
         QWidget::mouseReleaseEvent(event);
         return;

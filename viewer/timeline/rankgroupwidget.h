@@ -51,6 +51,8 @@ public:
     /// ProfilerStep span of a step band, a log record (the most severe marker within its radius),
     /// an OOM line of the memory chart (within 4 px), or nothing.
     EventRef hitTest(QPoint pos) const;
+    /// Whether `pos` is on the memory lane's bottom edge (a drag there resizes every memory lane).
+    bool onMemoryEdge(QPoint pos) const;
     /// The memory chart, or nullptr when the rank has no device memory data, is collapsed, or is
     /// not chart-resident.
     MemoryPlot *memoryPlot() const { return m_plot; }
@@ -102,6 +104,7 @@ private:
     bool m_swallowRelease = false;
     bool m_findingsLane = false;
     bool m_chartResident = false;
+    int m_resizeFrom = 0; // > 0 while the memory lane's edge is dragged: its height at the press
 };
 
 } // namespace rs

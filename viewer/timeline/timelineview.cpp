@@ -119,6 +119,10 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
         if (RankGroupWidget *g = rankGroup(rank))
             g->relayout();
     });
+    connect(m_state, &ViewState::memoryLaneHeightChanged, this, [this](int) {
+        for (RankGroupWidget *g : m_groups)
+            g->relayout();
+    });
     connect(m_state, &ViewState::compactLanesChanged, this, [this](bool) {
         for (RankGroupWidget *g : m_groups)
             g->relayout();

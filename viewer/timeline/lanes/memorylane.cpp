@@ -45,6 +45,8 @@ public:
         int height = std::max(LaneLayout::kMemoryHeight, legend);
         if (b.options.figure)
             height = std::max(height, LaneLayout::kFigureMemoryHeight);
+        if (b.options.memoryHeight > 0) // the user's height wins (the legend is cut if it must be)
+            height = std::clamp(b.options.memoryHeight, LaneLayout::kMinMemoryHeight, LaneLayout::kMaxMemoryHeight);
         b.add(*this, kNoTrack, height, tr("Memory · GPU %1").arg(device));
     }
 
