@@ -391,6 +391,7 @@ void MainWindow::resetLayout()
             dock->setFloating(false);
     m_state->setCompactLanes(false);
     m_state->setMemoryLaneHeight(0);
+    m_state->showHiddenLanes();
     if (m_session) {
         for (const Rank &r : m_session->ranks())
             m_state->setRankHidden(r.id, false);

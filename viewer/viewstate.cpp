@@ -199,6 +199,36 @@ void ViewState::setMemoryLaneHeight(int pixels)
     Q_EMIT memoryLaneHeightChanged(pixels);
 }
 
+bool ViewState::isLaneHidden(RankId rank, const QString &kind, TrackId track) const
+{
+    return std::find(m_hiddenLanes.begin(), m_hiddenLanes.end(), LaneKey{rank, kind, track}) != m_hiddenLanes.end();
+}
+
+void ViewState::setLaneHidden(RankId rank, const QString &kind, TrackId track, bool hidden)
+{
+    if (hidden == isLaneHidden(rank, kind, track))
+        return;
+    if (hidden)
+        m_hiddenLanes.push_back({rank, kind, track});
+    else
+        m_hiddenLanes.erase(std::find(m_hiddenLanes.begin(), m_hiddenLanes.end(), LaneKey{rank, kind, track}));
+    Q_EMIT hiddenLanesChanged(rank);
+}
+
+int ViewState::hiddenLaneCount(RankId rank) const
+{
+    return static_cast<int>(std::count_if(m_hiddenLanes.begin(), m_hiddenLanes.end(),
+                                          [rank](const LaneKey &k) { return rank == kNoRank || k.rank == rank; }));
+}
+
+void ViewState::showHiddenLanes(RankId rank)
+{
+    const auto before = m_hiddenLanes.size();
+    std::erase_if(m_hiddenLanes, [rank](const LaneKey &k) { return rank == kNoRank || k.rank == rank; });
+    if (m_hiddenLanes.size() != before)
+        Q_EMIT hiddenLanesChanged(rank);
+}
+
 void ViewState::setRanksCollapsed(const std::vector<RankId> &ranks, bool collapsed)
 {
     for (RankId r : ranks)

@@ -129,6 +129,13 @@ public:
     /// Height of every memory lane in pixels as the user dragged it; 0: each lane's own (automatic).
     int memoryLaneHeight() const { return m_memoryLaneHeight; }
     void setMemoryLaneHeight(int pixels);
+    /// Lanes the user hid, by rank, lane kind id and track (kNoTrack for rank-level lanes).
+    bool isLaneHidden(RankId rank, const QString &kind, TrackId track) const;
+    void setLaneHidden(RankId rank, const QString &kind, TrackId track, bool hidden);
+    /// How many lanes of `rank` are hidden (kNoRank: of every rank).
+    int hiddenLaneCount(RankId rank = kNoRank) const;
+    /// Shows the hidden lanes of `rank` (kNoRank: of every rank).
+    void showHiddenLanes(RankId rank = kNoRank);
 
     /// Offset added to every time of `rank` when it is shown (clock alignment); 0 by default.
     TimeNs clockOffset(RankId rank) const { return m_offsets.value(rank, 0); }
@@ -158,6 +165,8 @@ Q_SIGNALS:
     void rankCollapsedChanged(rs::RankId rank, bool collapsed);
     void compactLanesChanged(bool compact);
     void memoryLaneHeightChanged(int pixels);
+    /// Lanes of `rank` were hidden or shown (kNoRank: of several ranks).
+    void hiddenLanesChanged(rs::RankId rank);
     void clockOffsetsChanged();
     void highlightChanged(const rs::Highlight &highlight);
     /// `findingIndex` is -1 when the selection was cleared.
@@ -180,6 +189,13 @@ private:
     QSet<RankId> m_collapsed;
     bool m_compactLanes = false;
     int m_memoryLaneHeight = 0;
+    struct LaneKey {
+        RankId rank;
+        QString kind;
+        TrackId track;
+        friend bool operator==(const LaneKey &, const LaneKey &) = default;
+    };
+    std::vector<LaneKey> m_hiddenLanes;
     QHash<RankId, TimeNs> m_offsets;
     Highlight m_highlight;
     int m_selectedFinding = -1;

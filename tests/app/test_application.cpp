@@ -154,8 +154,10 @@ private Q_SLOTS:
         w.viewState()->setRankHidden(3, true);
         w.viewState()->setRankCollapsed(1, true);
         w.viewState()->setMemoryLaneHeight(200);
+        w.viewState()->setLaneHidden(0, QStringLiteral("memory"), rs::kNoTrack, true);
         reset->trigger();
         QCOMPARE(w.viewState()->memoryLaneHeight(), 0);
+        QCOMPARE(w.viewState()->hiddenLaneCount(), 0);
         QVERIFY(!w.viewState()->compactLanes());
         QVERIFY(!compact->isChecked());
         QVERIFY(!w.viewState()->isRankHidden(3));

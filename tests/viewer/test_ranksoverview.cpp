@@ -17,6 +17,7 @@
 
 #include <QApplication>
 #include <QImage>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -89,6 +90,7 @@ private Q_SLOTS:
     void clickingARowGoesToTheRank();
     void stickyHeaderNamesTheRankBeingRead();
     void draggingAMemoryLaneEdgeResizesThemAll();
+    void lanesCanBeHiddenAndShown();
 };
 
 void TestRanksOverview::rampGoesFromGreyToRed()
@@ -254,6 +256,51 @@ void TestRanksOverview::draggingAMemoryLaneEdgeResizesThemAll()
     QVERIFY(state.selection().isNone());
     state.setMemoryLaneHeight(0);
     QCOMPARE(g0->layout().memoryLane()->height, before);
+}
+
+// The gutter's menu hides the lane under the mouse (of that rank only) and shows hidden lanes again.
+void TestRanksOverview::lanesCanBeHiddenAndShown()
+{
+    const SessionPtr session = memorySession(3, 2);
+    ViewState state;
+    TimelineView view(&state);
+    view.resize(view.gutterWidth() + 800, 600);
+    view.setSession(session);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    RankGroupWidget *g1 = view.rankGroup(1);
+    const Lane *memory = g1->layout().memoryLane();
+    QVERIFY(memory);
+    const int height = g1->layout().height();
+    const int memoryHeight = memory->height;
+    std::unique_ptr<QMenu> menu(g1->laneMenu(QPoint(20, memory->top + 5)));
+    QCOMPARE(menu->actions().size(), 1); // nothing hidden yet: only "Hide Lane"
+    QVERIFY(menu->actions().front()->text().contains(QLatin1String("Memory")));
+    menu->actions().front()->trigger();
+    QVERIFY(state.isLaneHidden(1, QStringLiteral("memory"), kNoTrack));
+    QVERIFY(!g1->layout().memoryLane());
+    QCOMPARE(g1->layout().height(), height - memoryHeight);
+    QVERIFY(view.rankGroup(0)->layout().memoryLane()); // other ranks keep theirs
+    // The header cannot be hidden; the menu there offers to show the hidden lane again.
+    menu.reset(g1->laneMenu(QPoint(20, 5)));
+    QCOMPARE(menu->actions().size(), 1);
+    QVERIFY(menu->actions().front()->text().startsWith(QLatin1String("Show 1 Hidden Lane")));
+    // A track lane hides by its track.
+    const Lane *stream = nullptr;
+    for (const Lane &l : g1->layout().lanes())
+        if (l.is(LaneId::Spans))
+            stream = &l;
+    QVERIFY(stream);
+    const TrackId track = stream->track;
+    menu.reset(g1->laneMenu(QPoint(20, stream->top + 4)));
+    menu->actions().front()->trigger();
+    QVERIFY(state.isLaneHidden(1, QStringLiteral("spans"), track));
+    QCOMPARE(state.hiddenLaneCount(1), 2);
+    menu.reset(g1->laneMenu(QPoint(20, 5)));
+    menu->actions().front()->trigger(); // show the rank's hidden lanes
+    QCOMPARE(state.hiddenLaneCount(), 0);
+    QVERIFY(g1->layout().memoryLane());
+    QCOMPARE(g1->layout().height(), height);
 }
 
 QTEST_MAIN(TestRanksOverview)

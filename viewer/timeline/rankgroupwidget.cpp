@@ -13,12 +13,15 @@
 #include "timeformat.h"
 #include "timelinecontext.h"
 
+#include <QContextMenuEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
 #include <QToolTip>
 
 #include <algorithm>
+#include <memory>
 #include <cmath>
 
 namespace rs {
@@ -160,6 +163,8 @@ void RankGroupWidget::relayout()
     m_layout.build(*m_ctx.session, rankData(), o);
     if (m_ctx.state->compactLanes())
         m_layout.applyCompact(*m_ctx.session);
+    if (m_ctx.state->hiddenLaneCount(m_rank) > 0)
+        m_layout.filter([this](Lane &lane) { return lane.kind->fullRow() || !m_ctx.state->isLaneHidden(m_rank, laneKindId(lane), lane.track); });
     setFixedHeight(m_layout.height());
     buildChart();
     update();
@@ -334,6 +339,41 @@ bool RankGroupWidget::onMemoryEdge(QPoint pos) const
 {
     const Lane *lane = m_layout.memoryLane();
     return lane && std::abs(pos.y() - (lane->top + lane->height - 1)) <= kEdgeGrabPx;
+}
+
+QString RankGroupWidget::laneKindId(const Lane &lane)
+{
+    const std::string_view id = lane.kind->id();
+    return QString::fromLatin1(id.data(), static_cast<qsizetype>(id.size()));
+}
+
+QMenu *RankGroupWidget::laneMenu(QPoint pos, QWidget *parent)
+{
+    auto *menu = new QMenu(parent);
+    ViewState *state = m_ctx.state;
+    const RankId rank = m_rank;
+    if (const Lane *lane = m_layout.laneAt(pos.y()); lane && !lane->kind->fullRow() && !lane->is(LaneId::Summary)) {
+        const QString kind = laneKindId(*lane);
+        const TrackId track = lane->track;
+        menu->addAction(tr("Hide Lane “%1”").arg(lane->title), menu, [state, rank, kind, track] { state->setLaneHidden(rank, kind, track, true); });
+    }
+    if (const int n = state->hiddenLaneCount(rank); n > 0)
+        menu->addAction(tr("Show %1 Hidden Lane(s) of Rank %2").arg(n).arg(rank), menu, [state, rank] { state->showHiddenLanes(rank); });
+    if (const int all = state->hiddenLaneCount(); all > state->hiddenLaneCount(rank))
+        menu->addAction(tr("Show All %1 Hidden Lanes").arg(all), menu, [state] { state->showHiddenLanes(); });
+    return menu;
+}
+
+void RankGroupWidget::contextMenuEvent(QContextMenuEvent *event)
+{
+    // The data side belongs to annotations (AnnotationOverlay); the gutter names lanes.
+    if (event->pos().x() >= m_ctx.gutterWidth && !(m_layout.laneAt(event->pos().y()) && m_layout.laneAt(event->pos().y())->kind->fullRow())) {
+        event->ignore();
+        return;
+    }
+    std::unique_ptr<QMenu> menu(laneMenu(event->pos(), this));
+    if (!menu->actions().isEmpty())
+        menu->exec(event->globalPos());
 }
 
 void RankGroupWidget::mousePressEvent(QMouseEvent *event)

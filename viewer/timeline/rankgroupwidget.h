@@ -13,6 +13,8 @@
 #include <QStringList>
 #include <QWidget>
 
+class QMenu;
+
 namespace rs {
 
 class MemoryPlot;
@@ -53,6 +55,11 @@ public:
     EventRef hitTest(QPoint pos) const;
     /// Whether `pos` is on the memory lane's bottom edge (a drag there resizes every memory lane).
     bool onMemoryEdge(QPoint pos) const;
+    /// The gutter's menu at `pos`: hide the lane there, show the rank's (or every rank's) hidden
+    /// lanes. The caller owns it (the context menu shows it).
+    QMenu *laneMenu(QPoint pos, QWidget *parent = nullptr);
+    /// The id of `lane`'s kind, as ViewState's hidden lanes name it.
+    static QString laneKindId(const Lane &lane);
     /// The memory chart, or nullptr when the rank has no device memory data, is collapsed, or is
     /// not chart-resident.
     MemoryPlot *memoryPlot() const { return m_plot; }
@@ -82,6 +89,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent *event) override;
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void leaveEvent(QEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
 
 private:
     const Rank &rankData() const;

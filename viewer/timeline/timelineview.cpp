@@ -119,6 +119,11 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
         if (RankGroupWidget *g = rankGroup(rank))
             g->relayout();
     });
+    connect(m_state, &ViewState::hiddenLanesChanged, this, [this](RankId rank) {
+        for (RankGroupWidget *g : m_groups)
+            if (rank == kNoRank || g->rank() == rank)
+                g->relayout();
+    });
     connect(m_state, &ViewState::memoryLaneHeightChanged, this, [this](int) {
         for (RankGroupWidget *g : m_groups)
             g->relayout();
