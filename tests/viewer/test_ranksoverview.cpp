@@ -78,6 +78,18 @@ int redIn(const QImage &image, const QRect &area, int y)
     return n;
 }
 
+// A timeline of `session`, 800 px of data wide and `height` tall, shown.
+struct OpenTimeline {
+    OpenTimeline(const SessionPtr &session, int height)
+    {
+        view.resize(view.gutterWidth() + 800, height);
+        view.setSession(session);
+        view.show();
+    }
+    ViewState state;
+    TimelineView view{&state};
+};
+
 } // namespace
 
 class TestRanksOverview : public QObject
@@ -190,11 +202,9 @@ void TestRanksOverview::clickingARowGoesToTheRank()
 void TestRanksOverview::stickyHeaderNamesTheRankBeingRead()
 {
     const SessionPtr session = memorySession(16, 3);
-    ViewState state;
-    TimelineView view(&state);
-    view.resize(view.gutterWidth() + 800, 400);
-    view.setSession(session);
-    view.show();
+    OpenTimeline t(session, 400);
+    ViewState &state = t.state;
+    TimelineView &view = t.view;
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     StickyHeader *sticky = view.stickyHeader();
     QVERIFY(sticky);
@@ -229,11 +239,9 @@ void TestRanksOverview::stickyHeaderNamesTheRankBeingRead()
 void TestRanksOverview::draggingAMemoryLaneEdgeResizesThemAll()
 {
     const SessionPtr session = memorySession(4, 3);
-    ViewState state;
-    TimelineView view(&state);
-    view.resize(view.gutterWidth() + 800, 600);
-    view.setSession(session);
-    view.show();
+    OpenTimeline t(session, 600);
+    ViewState &state = t.state;
+    TimelineView &view = t.view;
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     RankGroupWidget *g0 = view.rankGroup(0);
     const Lane *memory = g0->layout().memoryLane();
@@ -262,11 +270,9 @@ void TestRanksOverview::draggingAMemoryLaneEdgeResizesThemAll()
 void TestRanksOverview::lanesCanBeHiddenAndShown()
 {
     const SessionPtr session = memorySession(3, 2);
-    ViewState state;
-    TimelineView view(&state);
-    view.resize(view.gutterWidth() + 800, 600);
-    view.setSession(session);
-    view.show();
+    OpenTimeline t(session, 600);
+    ViewState &state = t.state;
+    TimelineView &view = t.view;
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     RankGroupWidget *g1 = view.rankGroup(1);
     const Lane *memory = g1->layout().memoryLane();
