@@ -3,6 +3,7 @@
 #include "inputstream.h"
 
 #include "report/incidentreport.h"
+#include "timeline/lanelayout.h"
 
 #include <QDir>
 #include <QFile>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <zstd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace rs {
@@ -172,6 +174,7 @@ std::string SessionDocument::toJson(const SessionDocument &doc)
     json view = {{"hidden_ranks", doc.view.hidden},
                  {"collapsed_ranks", doc.view.collapsed},
                  {"compact_lanes", doc.view.compactLanes},
+                 {"memory_lane_height", doc.view.memoryLaneHeight},
                  {"selected_rank", rankValue(doc.view.selectedRank)},
                  {"reference_rank", rankValue(doc.view.referenceRank)}};
     view["visible_ns"] = doc.view.visible ? json::array({doc.view.visible->begin, doc.view.visible->end}) : json(nullptr);
@@ -231,6 +234,9 @@ std::optional<SessionDocument> SessionDocument::fromJson(const std::string &text
             doc.view.hidden = v->value("hidden_ranks", std::vector<RankId>());
             doc.view.collapsed = v->value("collapsed_ranks", std::vector<RankId>());
             doc.view.compactLanes = v->value("compact_lanes", false);
+            // A height from a hand-edited file is kept within what a drag allows.
+            const int height = v->value("memory_lane_height", 0);
+            doc.view.memoryLaneHeight = height <= 0 ? 0 : std::clamp(height, LaneLayout::kMinMemoryHeight, LaneLayout::kMaxMemoryHeight);
             doc.view.selectedRank = rankFrom(*v, "selected_rank");
             doc.view.referenceRank = rankFrom(*v, "reference_rank");
             if (const auto r = v->find("visible_ns"); r != v->end() && r->is_array() && r->size() == 2)

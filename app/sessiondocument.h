@@ -48,6 +48,7 @@ struct SessionDocument {
         std::vector<RankId> hidden;         ///< ranks hidden from every view
         std::vector<RankId> collapsed;      ///< ranks folded to their summary strip
         bool compactLanes = false;          ///< compact lanes (ViewState::compactLanes)
+        int memoryLaneHeight = 0;           ///< the user's memory lane height in px, 0 = automatic
         RankId selectedRank = kNoRank;      ///< the rank picked as "the one to look at"
         RankId referenceRank = kNoRank;     ///< the compare view's reference, kNoRank = its default
         friend bool operator==(const View &, const View &) = default;

@@ -50,6 +50,7 @@ SessionDocument SessionFileActions::capture() const
     std::sort(d.view.hidden.begin(), d.view.hidden.end());
     std::sort(d.view.collapsed.begin(), d.view.collapsed.end());
     d.view.compactLanes = state->compactLanes();
+    d.view.memoryLaneHeight = state->memoryLaneHeight();
     d.view.selectedRank = state->selectedRank();
     d.view.referenceRank = m_window->compareView()->referenceRank();
     return d;
@@ -85,6 +86,7 @@ void SessionFileActions::apply(const SessionDocument &document)
         state->setRankHidden(r, true);
     state->setRanksCollapsed(document.view.collapsed, true);
     state->setCompactLanes(document.view.compactLanes);
+    state->setMemoryLaneHeight(document.view.memoryLaneHeight);
     if (document.view.selectedRank != kNoRank)
         state->setSelectedRank(document.view.selectedRank);
     if (document.view.visible)

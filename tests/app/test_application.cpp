@@ -345,6 +345,7 @@ private Q_SLOTS:
             state->setRankHidden(3, true);
             state->setRankCollapsed(0, true);
             state->setCompactLanes(true);
+            state->setMemoryLaneHeight(150);
             state->setSelectedRank(2);
             state->setVisibleRange({full.begin + full.duration() / 4, full.begin + full.duration() / 2});
             w.compareView()->setReferenceRank(1);
@@ -375,6 +376,8 @@ private Q_SLOTS:
         QVERIFY(back.view == saved.view);
         QVERIFY(back.view.compactLanes);
         QVERIFY(w.viewState()->compactLanes());
+        QCOMPARE(back.view.memoryLaneHeight, 150);
+        QCOMPARE(w.viewState()->memoryLaneHeight(), 150);
         QCOMPARE(w.viewState()->clockOffset(1), rs::TimeNs(1'234'000));
         QCOMPARE(w.documentPath(), docPath);
         QVERIFY(!w.isWindowModified());
