@@ -12,6 +12,7 @@
 #include "timeline/timelineview.h"
 #include "viewstate.h"
 
+#include "evidencesession.h"
 #include "screenshot.h"
 #include "sessionbuilder.h"
 
@@ -103,6 +104,7 @@ private Q_SLOTS:
     void stickyHeaderNamesTheRankBeingRead();
     void draggingAMemoryLaneEdgeResizesThemAll();
     void lanesCanBeHiddenAndShown();
+    void logProblemsMarkWhereTheyHappened();
 };
 
 void TestRanksOverview::rampGoesFromGreyToRed()
@@ -307,6 +309,25 @@ void TestRanksOverview::lanesCanBeHiddenAndShown()
     QCOMPARE(state.hiddenLaneCount(), 0);
     QVERIFY(g1->layout().memoryLane());
     QCOMPARE(g1->layout().height(), height);
+}
+
+// The log metric on the evidence incident: rank 0's NCCL warning at +3 µs is amber, rank 1's
+// watchdog error at +5.1 µs and its OOM at +7 µs are full red, quiet moments of a rank with a log are 0.
+void TestRanksOverview::logProblemsMarkWhereTheyHappened()
+{
+    TimelineContext ctx;
+    ctx.setSession(rs::test::makeEvidenceSession().session);
+    ctx.evidence.build(ctx.session.get());
+    RanksOverviewPainter::Frame f;
+    f.ctx = &ctx;
+    f.ranks = {0, 1};
+    f.area = QRect(0, 0, 1000, 40);
+    f.view = {{rs::test::kEvBase, rs::test::kEvBase + 10'000}, 0.0, 1000.0}; // 10 ns a pixel
+    f.metric = RanksOverviewPainter::Metric::LogProblems;
+    QVERIFY(std::abs(RanksOverviewPainter::valueAt(f, 0, rs::test::kEvBase + 3000) - 0.55) < 1e-9);
+    QCOMPARE(RanksOverviewPainter::valueAt(f, 1, rs::test::kEvBase + 5100), 1.0);
+    QCOMPARE(RanksOverviewPainter::valueAt(f, 1, rs::test::kEvBase + 7000), 1.0);
+    QCOMPARE(RanksOverviewPainter::valueAt(f, 0, rs::test::kEvBase + 8000), 0.0);
 }
 
 QTEST_MAIN(TestRanksOverview)

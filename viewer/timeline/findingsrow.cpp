@@ -9,11 +9,9 @@ namespace rs {
 
 namespace {
 
-const QColor kGutter(0xf6, 0xf7, 0xf9);       // the lanes' gutter
 const QColor kGutterBorder(0xd3, 0xd6, 0xdd);
 const QColor kBackground(0xfa, 0xfb, 0xfc);   // faint: a row of badges, not of data
 const QColor kSeparator(0xe7, 0xe9, 0xee);
-const QColor kMuted(0x6b, 0x72, 0x80);
 
 } // namespace
 
@@ -24,7 +22,7 @@ void FindingsRow::paint(QPainter &p, const QRect &r, int g, const QString &label
 {
     p.save();
     p.fillRect(r, kBackground);
-    p.fillRect(QRect(r.left(), r.top(), g, r.height()), kGutter);
+    p.fillRect(QRect(r.left(), r.top(), g, r.height()), GutterPainter::gutterColor());
     p.setPen(kGutterBorder);
     p.drawLine(r.left() + g - 1, r.top(), r.left() + g - 1, r.bottom());
     p.setPen(kSeparator);
@@ -32,7 +30,7 @@ void FindingsRow::paint(QPainter &p, const QRect &r, int g, const QString &label
     QFont small = font;
     small.setPixelSize(11);
     p.setFont(small);
-    p.setPen(kMuted);
+    p.setPen(GutterPainter::mutedColor());
     const QRect text(r.left() + GutterPainter::kStripe + 10, r.top(), g - GutterPainter::kStripe - 16, r.height());
     p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, p.fontMetrics().elidedText(label, Qt::ElideRight, text.width()));
     p.restore();

@@ -149,11 +149,6 @@ QColor GutterPainter::mutedColor()
     return kMuted;
 }
 
-QColor GutterPainter::titleColor()
-{
-    return kTitle;
-}
-
 QColor GutterPainter::gutterColor()
 {
     return kGutter;

@@ -43,10 +43,7 @@ public:
     /// the title on the first depth row of a span lane; `muted` greys it (a summary strip).
     Cell lane(const Lane &lane, bool spanRows = false, bool muted = false);
 
-    QPainter &painter() { return m_p; }
-    TimelineContext &context() { return m_ctx; }
     static QColor mutedColor();
-    static QColor titleColor();
     static QColor gutterColor();
 
 private:

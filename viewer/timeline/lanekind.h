@@ -101,8 +101,6 @@ struct LaneFrame {
 
     /// Data time → x: the view's scale shifted by the rank's offset.
     TimeScale dataScale() const { return view.shifted(offset); }
-    /// The lane's rectangle right of the gutter.
-    QRect dataRect(const Lane &lane) const;
 };
 
 /// Compact detail (figures' `--detail compact`): which lanes stay. Kinds decide with the group's

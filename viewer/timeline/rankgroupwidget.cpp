@@ -367,7 +367,8 @@ QMenu *RankGroupWidget::laneMenu(QPoint pos, QWidget *parent)
 void RankGroupWidget::contextMenuEvent(QContextMenuEvent *event)
 {
     // The data side belongs to annotations (AnnotationOverlay); the gutter names lanes.
-    if (event->pos().x() >= m_ctx.gutterWidth && !(m_layout.laneAt(event->pos().y()) && m_layout.laneAt(event->pos().y())->kind->fullRow())) {
+    const Lane *lane = m_layout.laneAt(event->pos().y());
+    if (event->pos().x() >= m_ctx.gutterWidth && !(lane && lane->kind->fullRow())) {
         event->ignore();
         return;
     }

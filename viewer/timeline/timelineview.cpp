@@ -119,19 +119,15 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
         if (RankGroupWidget *g = rankGroup(rank))
             g->relayout();
     });
-    connect(m_state, &ViewState::hiddenLanesChanged, this, [this](RankId rank) {
+    // Lane choices change what every group (or one rank's) stacks.
+    const auto relayout = [this](RankId rank) {
         for (RankGroupWidget *g : m_groups)
             if (rank == kNoRank || g->rank() == rank)
                 g->relayout();
-    });
-    connect(m_state, &ViewState::memoryLaneHeightChanged, this, [this](int) {
-        for (RankGroupWidget *g : m_groups)
-            g->relayout();
-    });
-    connect(m_state, &ViewState::compactLanesChanged, this, [this](bool) {
-        for (RankGroupWidget *g : m_groups)
-            g->relayout();
-    });
+    };
+    connect(m_state, &ViewState::hiddenLanesChanged, this, relayout);
+    connect(m_state, &ViewState::memoryLaneHeightChanged, this, [relayout] { relayout(kNoRank); });
+    connect(m_state, &ViewState::compactLanesChanged, this, [relayout] { relayout(kNoRank); });
     connect(m_state, &ViewState::selectedRankChanged, this, [this](RankId rank) {
         for (RankGroupWidget *g : m_groups)
             g->update();
@@ -261,11 +257,16 @@ void TimelineView::placeStickyHeader()
     // enough of it is left below to be worth naming.
     const int top = verticalScrollBar()->value();
     RankGroupWidget *under = nullptr;
-    for (RankGroupWidget *g : m_groups)
-        if (!g->isHidden() && g->y() < top && g->y() + g->height() - LaneLayout::kGroupGap > top + 2 * LaneLayout::kHeaderHeight) {
+    for (RankGroupWidget *g : m_groups) {
+        if (g->isHidden())
+            continue;
+        if (g->y() >= top)
+            break; // groups stack top to bottom: the rest lie below the edge
+        if (g->y() + g->height() - LaneLayout::kGroupGap > top + 2 * LaneLayout::kHeaderHeight) {
             under = g;
             break;
         }
+    }
     m_sticky->showGroup(under);
 }
 

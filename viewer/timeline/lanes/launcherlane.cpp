@@ -114,10 +114,16 @@ public:
         p.setRenderHint(QPainter::Antialiasing, false);
     }
 
+    static std::int64_t lineOf(const Session &s, const Mark &m)
+    {
+        return m.failure ? s.logs().failures[m.index].line : s.logs().jobEvents[m.index].line;
+    }
+
     /// The launcher's line the mark was read from, as a log record (selecting it opens its details).
+    /// A scan of the records, done only for a mark under the mouse.
     static EventRef recordOf(const Session &s, const Mark &m)
     {
-        const std::int64_t line = m.failure ? s.logs().failures[m.index].line : s.logs().jobEvents[m.index].line;
+        const std::int64_t line = lineOf(s, m);
         const auto &records = s.logs().records;
         for (std::uint32_t i = 0; i < records.size(); ++i)
             if ((records[i].flags & LogFlagLauncher) && records[i].line == line && records[i].time == m.time)
@@ -142,9 +148,11 @@ public:
         if (hit.kind != EventRef::Kind::LogRecord)
             return {};
         const Session &s = *f.ctx->session;
+        const LogRecord &record = s.logs().records[hit.index];
         QString head;
+        // The marks read from the hit line (a ChildFailedError summary names several failures).
         for (const Mark &m : marksOf(s, f.rank)) {
-            if (recordOf(s, m) != hit)
+            if (lineOf(s, m) != record.line || m.time != record.time)
                 continue;
             if (m.failure) {
                 const ChildFailure &c = s.logs().failures[m.index];
