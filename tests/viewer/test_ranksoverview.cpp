@@ -6,6 +6,7 @@
 #include "timeline/ranksoverview.h"
 #include "timeline/ranksoverviewpainter.h"
 #include "timeline/lanekind.h"
+#include "charts/memoryplot.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/stickyheader.h"
 #include "timeline/timelinecontext.h"
@@ -101,6 +102,7 @@ private Q_SLOTS:
     void theFullRankStandsOut_data();
     void theFullRankStandsOut();
     void clickingARowGoesToTheRank();
+    void aThousandRanksHaveAHandfulOfWidgets();
     void stickyHeaderNamesTheRankBeingRead();
     void draggingAMemoryLaneEdgeResizesThemAll();
     void lanesCanBeHiddenAndShown();
@@ -167,28 +169,23 @@ void TestRanksOverview::clickingARowGoesToTheRank()
     overview.show();
     QVERIFY(QTest::qWaitForWindowExposed(&overview));
     QCOMPARE(overview.frame().ranks.size(), std::size_t(64));
-    // Only the groups near the viewport hold a chart widget; a far one paints its memory lane itself.
-    QVERIFY(view.rankGroup(0)->memoryPlot());
-    RankGroupWidget *far = view.rankGroup(60);
-    QVERIFY(!far->memoryPlot() && !far->isChartResident());
-    const Lane *memory = far->layout().memoryLane();
-    QVERIFY(memory);
-    const QImage farImage = far->grab().toImage();
-    int painted = 0;
-    for (int x = view.gutterWidth() + 2; x < farImage.width() - 2; x += 4)
-        painted += farImage.pixelColor(x, memory->top + memory->height - 6) != QColor(Qt::white) ? 1 : 0;
-    QVERIFY2(painted > 100, qPrintable(QString::number(painted)));
+    // Only the groups near the viewport have a widget (and a chart); a far one is a stack entry.
+    QVERIFY(view.residentGroup(0) && view.residentGroup(0)->memoryPlot());
+    QVERIFY(!view.residentGroup(60));
+    QVERIFY(view.groupStack().find(60) && view.groupStack().find(60)->layout.memoryLane());
+    QVERIFY2(view.rankGroups().size() < 16, qPrintable(QString::number(view.rankGroups().size())));
     const auto [top, bottom] = RanksOverviewPainter::rowOf(overview.frame(), 37);
     QCOMPARE(view.verticalScrollBar()->value(), 0);
     QTest::mouseClick(&overview, Qt::LeftButton, {}, QPoint(overview.rowsRect().center().x(), (top + bottom) / 2));
     QCOMPARE(state.selectedRank(), RankId(37));
     QVERIFY(rs::test::keepScreenshot(overview.grab().toImage(), QStringLiteral("ranks-overview-64.png")));
-    RankGroupWidget *g = view.rankGroup(37);
-    QVERIFY(g);
+    RankGroupWidget *g = view.residentGroup(37);
+    QVERIFY(g); // scrolled to: bound to a widget now
     const int scroll = view.verticalScrollBar()->value();
     QVERIFY(scroll > 0);
-    QVERIFY(g->memoryPlot()); // scrolled to: resident now
-    QVERIFY(!view.rankGroup(0)->memoryPlot()); // scrolled away from: freed
+    QVERIFY(g->memoryPlot());
+    QVERIFY(!view.residentGroup(0)); // scrolled away from: its widget went to another group
+    QCOMPARE(g->y(), view.groupStack().find(37)->y);
     QVERIFY(g->y() - scroll >= -g->height() && g->y() - scroll < view.viewport()->height());
     // A hidden rank leaves the overview too.
     state.setRankHidden(3, true);
@@ -197,6 +194,52 @@ void TestRanksOverview::clickingARowGoesToTheRank()
     overview.setMetric(RanksOverviewPainter::Metric::Busy);
     QCOMPARE(overview.frame().metric, RanksOverviewPainter::Metric::Busy);
     QVERIFY(RanksOverviewPainter::valueAt(overview.frame(), 0, kT0 + 5'000'000) > 0);
+}
+
+// The timeline is virtualized: 1,024 groups are stacked on one canvas, and only those in or near the
+// viewport have a widget and a chart, rebound as the view scrolls and folds.
+void TestRanksOverview::aThousandRanksHaveAHandfulOfWidgets()
+{
+    const SessionPtr session = memorySession(1024, 700);
+    OpenTimeline t(session, 800);
+    TimelineView &view = t.view;
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const GroupStack &stack = view.groupStack();
+    QCOMPARE(stack.size(), std::size_t(1024));
+    const int groupHeight = stack.find(0)->height();
+    QCOMPARE(stack.bottom(), 1024 * groupHeight);
+    QCOMPARE(view.widget()->height(), stack.bottom());
+    const auto widgets = [&view] { return view.widget()->findChildren<RankGroupWidget *>().size(); };
+    const auto charts = [&view] { return view.widget()->findChildren<MemoryPlot *>().size(); };
+    const qsizetype inSight = 2 * 800 / groupHeight + 2; // the viewport and half a page each side
+    QVERIFY2(widgets() <= inSight + 8, qPrintable(QString::number(widgets())));
+    QVERIFY(charts() <= inSight);
+    // Scrolled to the bottom: the last rank has a widget where the stack puts it, and no more
+    // widgets exist than before.
+    view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum());
+    QTRY_VERIFY(view.residentGroup(1023));
+    RankGroupWidget *last = view.residentGroup(1023);
+    QCOMPARE(last->geometry(), QRect(0, stack.find(1023)->y, view.widget()->width(), groupHeight));
+    QVERIFY(last->isVisible() && last->memoryPlot());
+    QVERIFY(!view.residentGroup(0));
+    QVERIFY2(widgets() <= inSight + 8, qPrintable(QString::number(widgets())));
+    QVERIFY(charts() <= inSight + 8);
+    QVERIFY(rs::test::keepScreenshot(view.grab().toImage(), QStringLiteral("timeline-1024-bottom.png")));
+    // Folding every rank restacks all of them at once; the widgets follow on the event loop.
+    view.collapseAll();
+    const int folded = stack.find(0)->height();
+    QVERIFY(folded < groupHeight);
+    QCOMPARE(stack.bottom(), 1024 * folded);
+    QTRY_COMPARE(view.widget()->height(), stack.bottom());
+    view.verticalScrollBar()->setValue(stack.find(512)->y);
+    QTRY_VERIFY(view.residentGroup(512));
+    QCOMPARE(view.residentGroup(512)->y(), 512 * folded);
+    QVERIFY(!view.residentGroup(512)->memoryPlot()); // folded: no chart
+    // The viewport and half a page each side, plus the few idle widgets the pool keeps.
+    const std::size_t foldedInSight = 2 * 800 / folded + 2;
+    QVERIFY2(view.rankGroups().size() <= foldedInSight, qPrintable(QStringLiteral("%1 > %2").arg(view.rankGroups().size()).arg(foldedInSight)));
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete); // widgets beyond the pool's few
+    QVERIFY2(widgets() <= static_cast<qsizetype>(foldedInSight) + 8, qPrintable(QString::number(widgets())));
 }
 
 // Scrolled into the middle of a rank's lanes, its header stays pinned at the top of the viewport;
@@ -222,15 +265,15 @@ void TestRanksOverview::stickyHeaderNamesTheRankBeingRead()
     QImage header(g5->width(), LaneLayout::kHeaderHeight, QImage::Format_ARGB32);
     {
         QPainter p(&header);
-        g5->paintHeader(p, g5->width());
+        RankGroupWidget::paintHeader(view.context(), *view.groupStack().find(5), p, g5->width());
     }
     QCOMPARE(pinned.copy(0, 0, 200, LaneLayout::kHeaderHeight - 2).convertToFormat(QImage::Format_ARGB32),
              header.copy(0, 0, 200, LaneLayout::kHeaderHeight - 2));
     // Exactly at a group's header, nothing is pinned over it.
-    view.verticalScrollBar()->setValue(view.rankGroup(6)->y());
+    view.verticalScrollBar()->setValue(view.groupStack().find(6)->y);
     QTRY_COMPARE(sticky->rank(), kNoRank);
     // A click on the pinned header folds its rank.
-    view.verticalScrollBar()->setValue(g5->y() + LaneLayout::kHeaderHeight + 4);
+    view.verticalScrollBar()->setValue(view.groupStack().find(5)->y + LaneLayout::kHeaderHeight + 4);
     QTRY_COMPARE(sticky->rank(), RankId(5));
     QTest::mouseClick(sticky, Qt::LeftButton, {}, QPoint(100, 10));
     QVERIFY(state.isRankCollapsed(5));

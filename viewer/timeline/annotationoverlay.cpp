@@ -85,8 +85,7 @@ void AnnotationOverlay::syncFindingRows()
                 else
                     ranks.insert(a.rank);
             }
-    for (RankGroupWidget *group : m_view->rankGroups())
-        group->setFindingsLane(ranks.contains(group->rank()));
+    m_view->setFindingRows(ranks);
     m_view->setJobFindingsStrip(jobWide);
 }
 
@@ -126,19 +125,22 @@ AnnotationGeometry AnnotationOverlay::geometryForPainting() const
     g.x = [scale](TimeNs t) { return scale.toX(t); };
     QWidget *viewport = m_view->viewport();
     const TimelineView *view = m_view;
-    g.rankBand = [view, viewport](RankId rank) -> std::optional<QRectF> {
-        const RankGroupWidget *group = view->rankGroup(rank);
-        if (!group || group->isHidden() || group->layout().lanes().empty())
+    // Groups are read from the view's stack, so a band or arrow reaching a rank scrolled far out of
+    // sight (which has no widget) still ends at the right row.
+    const double width = viewport->width();
+    g.rankBand = [view, width](RankId rank) -> std::optional<QRectF> {
+        const GroupEntry *group = view->groupStack().find(rank);
+        if (!group || group->hidden || group->layout.lanes().empty())
             return std::nullopt;
         // The lanes under the header (and under the Findings lane), where the rank's events are:
         // the header keeps its text, and callouts and range labels stay off the badges' row.
-        const Lane &head = group->layout().lanes().front();
-        const Lane *findings = group->layout().findingsLane();
+        const Lane &head = group->layout.lanes().front();
+        const Lane *findings = group->layout.findingsLane();
         const int top = findings ? findings->top + findings->height : head.top + head.height;
-        const int bottom = group->layout().height() - LaneLayout::kGroupGap;
-        const QPoint origin = group->mapTo(viewport, QPoint(0, 0));
+        const int bottom = group->layout.height() - LaneLayout::kGroupGap;
+        const int origin = view->viewportY(*group);
         const double left = view->gutterWidth();
-        return QRectF(left, origin.y() + top, group->width() - left, std::max(1, bottom - top));
+        return QRectF(left, origin + top, width - left, std::max(1, bottom - top));
     };
     g.area = QRectF(m_view->gutterWidth(), 0, std::max(0, viewport->width() - m_view->gutterWidth()), viewport->height());
     // Finding markers sit in the rows kept for them (syncFindingRows): a rank's in its Findings lane
@@ -147,30 +149,33 @@ AnnotationGeometry AnnotationOverlay::geometryForPainting() const
     // job-wide ones the first header wholly in view.
     const double viewportHeight = viewport->height();
     const std::optional<QRectF> jobStrip = jobStripArea();
-    g.markerRow = [view, viewport, viewportHeight, jobStrip](RankId rank) -> std::optional<QRectF> {
+    g.markerRow = [view, width, viewportHeight, jobStrip](RankId rank) -> std::optional<QRectF> {
         const double left = view->gutterWidth();
-        auto row = [&](const RankGroupWidget *group, bool header) -> std::optional<QRectF> {
-            if (!group || group->isHidden() || group->layout().lanes().empty())
+        auto row = [&](const GroupEntry *group, bool header) -> std::optional<QRectF> {
+            if (!group || group->hidden || group->layout.lanes().empty())
                 return std::nullopt;
-            const std::vector<Lane> &lanes = group->layout().lanes();
+            const std::vector<Lane> &lanes = group->layout.lanes();
             const Lane *lane = &lanes.front();
             if (!header) {
-                if (const Lane *findings = group->layout().findingsLane())
+                if (const Lane *findings = group->layout.findingsLane())
                     lane = findings;
                 else if (lanes.size() > 1 && lanes[1].is(LaneId::Summary))
                     lane = &lanes[1];
             }
-            const QPoint origin = group->mapTo(viewport, QPoint(0, 0));
             // Less the lane's bottom separator, as the figure's strips.
             const int h = lane->is(LaneId::Findings) ? lane->height - 1 : lane->height;
-            return QRectF(left, origin.y() + lane->top, group->width() - left, h);
+            return QRectF(left, view->viewportY(*group) + lane->top, width - left, h);
         };
         if (rank != kNoRank)
-            return row(view->rankGroup(rank), false);
+            return row(view->groupStack().find(rank), false);
         if (jobStrip)
             return QRectF(left, jobStrip->top(), jobStrip->width() - left, jobStrip->height() - 1);
-        for (const RankGroupWidget *group : view->rankGroups())
-            if (const auto r = row(group, true); r && r->top() >= 0 && r->bottom() <= viewportHeight)
+        // The first header wholly in view: only the groups in sight are looked at.
+        const GroupStack &stack = view->groupStack();
+        const int canvasTop = view->canvasTop();
+        const auto [first, last] = stack.overlapping(-canvasTop, -canvasTop + static_cast<int>(viewportHeight));
+        for (std::size_t i = first; i < last; ++i)
+            if (const auto r = row(&stack.entries()[i], true); r && r->top() >= 0 && r->bottom() <= viewportHeight)
                 return r;
         return std::nullopt;
     };
@@ -228,15 +233,9 @@ QString AnnotationOverlay::toolTipFor(std::uint64_t id) const
 
 RankId AnnotationOverlay::rankAt(double y) const
 {
-    QWidget *viewport = m_view->viewport();
-    for (const RankGroupWidget *group : m_view->rankGroups()) {
-        if (group->isHidden())
-            continue;
-        const int top = group->mapTo(viewport, QPoint(0, 0)).y();
-        if (y >= top && y < top + group->height())
-            return group->rank();
-    }
-    return kNoRank;
+    const int canvasY = static_cast<int>(std::floor(y)) - m_view->canvasTop();
+    const GroupEntry *group = m_view->groupStack().at(canvasY);
+    return group ? group->rank : kNoRank;
 }
 
 TimeNs AnnotationOverlay::timeAt(double x) const

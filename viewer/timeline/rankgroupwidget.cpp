@@ -46,52 +46,32 @@ std::vector<MemoryPlot::Series> memorySeries(const Session &s, const std::vector
 RankGroupWidget::RankGroupWidget(TimelineContext &context, RankId rank, QWidget *parent)
     : QWidget(parent)
     , m_ctx(context)
-    , m_rank(rank)
 {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    bind(rank);
+}
 
-    const Rank &r = rankData();
-    std::size_t spans = 0;
-    int lanes = 0;
-    double peak = 0;
-    for (TrackId id : r.tracks) {
-        const Track &t = m_ctx.session->tracks()[id];
-        spans += t.spans.size();
-        lanes += (t.spans.empty() && t.counter.empty() && t.instants.empty()) ? 0 : 1;
-        if (t.kind == TrackKind::MemoryAllocated && id < m_ctx.counterMax.size())
-            peak = std::max(peak, m_ctx.counterMax[id]);
-    }
-    QStringList parts;
-    if (lanes > 0)
-        parts << countOf(lanes, tr("lane"), tr("lanes"));
-    if (spans > 0)
-        parts << countOf(static_cast<qint64>(spans), tr("span"), tr("spans"));
-    if (!r.steps.empty())
-        parts << countOf(static_cast<qint64>(r.steps.size()), tr("step"), tr("steps"));
-    if (peak > 0)
-        parts << tr("peak allocated %1").arg(TimeFormat::bytes(peak));
-    const std::size_t timed = m_ctx.evidence.logs(m_rank).size();
-    const std::size_t logs = timed + m_ctx.evidence.untimedLogCount(m_rank);
-    if (logs > 0) {
-        const QString records = countOf(static_cast<qint64>(logs), tr("log record"), tr("log records"));
-        parts << (timed == logs ? records
-                  : timed == 0  ? tr("%1, none timed").arg(records)
-                                : tr("%1 (%2 untimed)").arg(records).arg(QLocale().toString(static_cast<qint64>(logs - timed))));
-    }
-    if (const DeviceInfo *d = LaneLayout::deviceInfo(r, LaneLayout::rankDevice(*m_ctx.session, r)))
-        parts << tr("GPU %1: %2").arg(d->id).arg(QString::fromStdString(d->name));
-    // A placeholder rank stands for a process whose log never said its rank: say which process.
-    if (!r.unknownProcess.empty())
-        parts.prepend(tr("rank unknown: process %1").arg(QString::fromStdString(r.unknownProcess)));
-    m_header.summary = parts.join(QStringLiteral("  ·  "));
-    if (const std::size_t ooms = m_ctx.evidence.oomCount(m_rank))
-        m_header.alerts << (ooms == 1 ? tr("OOM") : tr("%1 OOMs").arg(ooms));
-    if (const std::size_t errors = m_ctx.evidence.errorCount(m_rank))
-        m_header.alerts << countOf(static_cast<qint64>(errors), tr("error"), tr("errors"));
+void RankGroupWidget::bind(RankId rank)
+{
+    if (rank == m_rank)
+        return;
+    m_rank = rank;
+    // Whatever the mouse was doing belonged to the previous rank.
+    m_pressed = m_dragging = m_swallowRelease = false;
+    m_resizeFrom = 0;
+    unsetCursor();
+    delete m_plot; // the new rank's series, capacity and marks differ: built afresh
+    m_plot = nullptr;
     relayout();
-    analysisChanged();
+}
+
+const GroupEntry &RankGroupWidget::entry() const
+{
+    static const GroupEntry none;
+    const GroupEntry *e = m_rank == kNoRank ? nullptr : m_ctx.groups.find(m_rank);
+    return e ? *e : none;
 }
 
 namespace {
@@ -114,7 +94,6 @@ std::vector<MemoryPlot::OomMark> oomMarksOf(const EvidenceIndex &evidence, RankI
 
 void RankGroupWidget::analysisChanged()
 {
-    m_header.divergence = m_ctx.analysis ? AnalysisOverlay::divergenceBadge(*m_ctx.analysis, m_rank) : QString();
     if (m_plot)
         m_plot->setValueMax(m_ctx.memoryMax); // the analysis' extent may leave an implausible counter out
     if (m_plot)
@@ -150,74 +129,51 @@ TimeScale RankGroupWidget::viewScale() const
 
 QSize RankGroupWidget::sizeHint() const
 {
-    return {800, m_layout.height()};
+    return {800, layout().height()};
 }
 
 void RankGroupWidget::relayout()
 {
-    LaneLayout::Options o;
-    o.collapsed = m_ctx.state->isRankCollapsed(m_rank);
-    o.timedLogs = !m_ctx.evidence.logs(m_rank).empty();
-    o.findings = m_findingsLane;
-    o.memoryHeight = m_ctx.state->memoryLaneHeight();
-    m_layout.build(*m_ctx.session, rankData(), o);
-    if (m_ctx.state->compactLanes())
-        m_layout.applyCompact(*m_ctx.session);
-    if (m_ctx.state->hiddenLaneCount(m_rank) > 0)
-        m_layout.filter([this](Lane &lane) { return lane.kind->fullRow() || !m_ctx.state->isLaneHidden(m_rank, laneKindId(lane), lane.track); });
-    setFixedHeight(m_layout.height());
     buildChart();
     update();
 }
 
-void RankGroupWidget::setFindingsLane(bool on)
+void RankGroupWidget::paintHeader(TimelineContext &ctx, const GroupEntry &entry, QPainter &painter, int width)
 {
-    if (on == m_findingsLane)
+    if (entry.layout.lanes().empty())
         return;
-    m_findingsLane = on;
-    relayout();
-}
-
-void RankGroupWidget::paintHeader(QPainter &painter, int width) const
-{
-    if (m_layout.lanes().empty())
-        return;
-    GroupHeader header = m_header;
-    header.collapsed = m_ctx.state->isRankCollapsed(m_rank);
-    header.selected = m_ctx.state->selectedRank() == m_rank;
-    LaneFrame f = frame();
+    GroupHeader header = entry.header;
+    header.collapsed = ctx.state->isRankCollapsed(entry.rank);
+    header.selected = ctx.state->selectedRank() == entry.rank;
+    LaneFrame f;
+    f.ctx = &ctx;
+    f.layout = &entry.layout;
     f.header = &header;
+    f.rank = entry.rank;
+    f.view = {ctx.state->visibleRange(), static_cast<double>(ctx.gutterWidth), static_cast<double>(std::max(1, width - ctx.gutterWidth))};
+    f.offset = ctx.state->clockOffset(entry.rank);
     f.painter = &painter;
     f.width = width;
-    f.exposed = QRect(0, 0, width, m_layout.lanes().front().height);
+    f.exposed = QRect(0, 0, width, entry.layout.lanes().front().height);
     painter.save();
     painter.setClipRect(f.exposed);
     RankGroupPainter::paint(f);
     painter.restore();
 }
 
-void RankGroupWidget::setChartResident(bool resident)
-{
-    if (resident == m_chartResident)
-        return;
-    m_chartResident = resident;
-    buildChart();
-    update();
-}
-
 void RankGroupWidget::buildChart()
 {
-    const Lane *lane = m_layout.memoryLane();
-    if (!lane || !m_chartResident) {
+    const Lane *lane = m_rank == kNoRank ? nullptr : layout().memoryLane();
+    if (!lane) {
         delete m_plot;
         m_plot = nullptr;
         return;
     }
     if (!m_plot) {
         m_plot = new MemoryPlot(this);
-        m_plot->setSeries(memorySeries(*m_ctx.session, m_layout.memoryTracks(), m_rank));
+        m_plot->setSeries(memorySeries(*m_ctx.session, layout().memoryTracks(), m_rank));
         m_plot->setCapacity(static_cast<double>(
-            LaneLayout::deviceCapacity(rankData(), m_ctx.session->tracks()[m_layout.memoryTracks().front()].device)));
+            LaneLayout::deviceCapacity(rankData(), m_ctx.session->tracks()[layout().memoryTracks().front()].device)));
         m_plot->setOomMarks(oomMarksOf(m_ctx.evidence, m_rank));
         if (m_ctx.analysis)
             m_plot->setSpikeMarks(AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank));
@@ -232,7 +188,7 @@ void RankGroupWidget::buildChart()
 
 void RankGroupWidget::placeChart()
 {
-    if (const Lane *lane = m_layout.memoryLane(); lane && m_plot)
+    if (const Lane *lane = layout().memoryLane(); lane && m_plot)
         m_plot->setGeometry(m_ctx.gutterWidth, lane->top, std::max(1, width() - m_ctx.gutterWidth), lane->height - 1);
 }
 
@@ -248,13 +204,13 @@ void RankGroupWidget::viewChanged()
 
 QRect RankGroupWidget::laneRect(TrackId track) const
 {
-    const Lane *lane = m_layout.laneForTrack(track);
+    const Lane *lane = layout().laneForTrack(track);
     return lane ? QRect(0, lane->top, width(), lane->height) : QRect();
 }
 
 QRectF RankGroupWidget::spanRect(TrackId track, std::uint32_t index) const
 {
-    const Lane *lane = m_layout.laneForTrack(track);
+    const Lane *lane = layout().laneForTrack(track);
     if (!lane || !lane->is(LaneId::Spans) || index >= m_ctx.session->tracks()[track].spans.size())
         return {};
     return LanePainter::spanRect(viewScale().shifted(offset()), *lane, m_ctx.session->tracks()[track].spans[index]);
@@ -264,7 +220,7 @@ void RankGroupWidget::updateEvent(const EventRef &event)
 {
     if (event.kind == EventRef::Kind::LogRecord) {
         const auto &records = m_ctx.session->logs().records;
-        if (const Lane *lane = m_layout.logLane(); lane && event.index < records.size() && records[event.index].rank == m_rank)
+        if (const Lane *lane = layout().logLane(); lane && event.index < records.size() && records[event.index].rank == m_rank)
             update(QRect(0, lane->top, width(), lane->height));
         return;
     }
@@ -293,8 +249,8 @@ LaneFrame RankGroupWidget::frame() const
 {
     LaneFrame f;
     f.ctx = &m_ctx;
-    f.layout = &m_layout;
-    f.header = &m_header;
+    f.layout = &layout();
+    f.header = &entry().header;
     f.rank = m_rank;
     f.view = viewScale();
     f.offset = offset();
@@ -322,9 +278,15 @@ void RankGroupWidget::resizeEvent(QResizeEvent *event)
 void RankGroupWidget::paintEvent(QPaintEvent *event)
 {
     QPainter p(this);
-    m_header.collapsed = m_ctx.state->isRankCollapsed(m_rank);
-    m_header.selected = m_ctx.state->selectedRank() == m_rank;
+    if (m_rank == kNoRank) {
+        p.fillRect(event->rect(), palette().color(QPalette::Base));
+        return;
+    }
+    GroupHeader header = entry().header;
+    header.collapsed = m_ctx.state->isRankCollapsed(m_rank);
+    header.selected = m_ctx.state->selectedRank() == m_rank;
     LaneFrame f = frame();
+    f.header = &header;
     f.painter = &p;
     f.exposed = event->rect();
     const QFont base = font();
@@ -337,7 +299,7 @@ void RankGroupWidget::paintEvent(QPaintEvent *event)
 
 bool RankGroupWidget::onMemoryEdge(QPoint pos) const
 {
-    const Lane *lane = m_layout.memoryLane();
+    const Lane *lane = layout().memoryLane();
     return lane && std::abs(pos.y() - (lane->top + lane->height - 1)) <= kEdgeGrabPx;
 }
 
@@ -352,7 +314,7 @@ QMenu *RankGroupWidget::laneMenu(QPoint pos, QWidget *parent)
     auto *menu = new QMenu(parent);
     ViewState *state = m_ctx.state;
     const RankId rank = m_rank;
-    if (const Lane *lane = m_layout.laneAt(pos.y()); lane && !lane->kind->fullRow() && !lane->is(LaneId::Summary)) {
+    if (const Lane *lane = layout().laneAt(pos.y()); lane && !lane->kind->fullRow() && !lane->is(LaneId::Summary)) {
         const QString kind = laneKindId(*lane);
         const TrackId track = lane->track;
         menu->addAction(tr("Hide Lane “%1”").arg(lane->title), menu, [state, rank, kind, track] { state->setLaneHidden(rank, kind, track, true); });
@@ -367,7 +329,7 @@ QMenu *RankGroupWidget::laneMenu(QPoint pos, QWidget *parent)
 void RankGroupWidget::contextMenuEvent(QContextMenuEvent *event)
 {
     // The data side belongs to annotations (AnnotationOverlay); the gutter names lanes.
-    const Lane *lane = m_layout.laneAt(event->pos().y());
+    const Lane *lane = layout().laneAt(event->pos().y());
     if (event->pos().x() >= m_ctx.gutterWidth && !(lane && lane->kind->fullRow())) {
         event->ignore();
         return;
@@ -385,7 +347,7 @@ void RankGroupWidget::mousePressEvent(QMouseEvent *event)
     }
     // The memory lane's bottom edge resizes every memory lane (one height, so ranks still compare).
     if (onMemoryEdge(event->position().toPoint())) {
-        m_resizeFrom = m_layout.memoryLane()->height;
+        m_resizeFrom = layout().memoryLane()->height;
         m_pressPos = event->position().toPoint();
         return;
     }
@@ -461,7 +423,7 @@ void RankGroupWidget::mouseReleaseEvent(QMouseEvent *event)
         return;
     }
     const QPoint pos = event->position().toPoint();
-    const Lane *lane = m_layout.laneAt(pos.y());
+    const Lane *lane = layout().laneAt(pos.y());
     if (lane && lane->is(LaneId::Header)) {
         m_ctx.state->setRankCollapsed(m_rank, !m_ctx.state->isRankCollapsed(m_rank));
         return;
@@ -472,7 +434,7 @@ void RankGroupWidget::mouseReleaseEvent(QMouseEvent *event)
 void RankGroupWidget::mouseDoubleClickEvent(QMouseEvent *event)
 {
     const QPoint pos = event->position().toPoint();
-    const Lane *lane = m_layout.laneAt(pos.y());
+    const Lane *lane = layout().laneAt(pos.y());
     // The first click of the pair already toggled or selected; the second release must not undo it.
     m_swallowRelease = true;
     m_pressed = true;

@@ -1,9 +1,13 @@
 #pragma once
-// One rank's block of the timeline: a header (name, colour, collapse toggle, summary, OOM and error
-// badges), the memory chart, the step bands, the log lane and one lane per CPU thread, GPU stream
-// and counter, with lane names in a fixed gutter on the left. OOM moments are drawn across all of it. Handles the mouse for its own pixels: hover, click-to-select, drag-to-pan.
-// Wheel and keys are left to TimelineView, which owns navigation.
+// The widget of one rank group while that group meets the viewport: a header (name, colour, collapse
+// toggle, summary, OOM and error badges), the memory chart, the step bands, the log lane and one lane
+// per CPU thread, GPU stream and counter, with lane names in a fixed gutter on the left. OOM moments
+// are drawn across all of it. The group's lanes and header live in the view's GroupStack; TimelineView
+// binds a few of these widgets to the groups in sight and rebinds them as the view scrolls, so a job
+// of a thousand ranks has a handful of widgets and charts. Handles the mouse for its own pixels:
+// hover, click-to-select, drag-to-pan. Wheel and keys are left to TimelineView, which owns navigation.
 
+#include "groupstack.h"
 #include "lanekind.h"
 #include "lanelayout.h"
 #include "timescale.h"
@@ -24,16 +28,18 @@ class RankGroupWidget : public QWidget
 {
     Q_OBJECT
 public:
-    RankGroupWidget(TimelineContext &context, RankId rank, QWidget *parent = nullptr);
+    /// A widget for the group of `rank` (kNoRank: bound to none yet) of `context.groups`.
+    explicit RankGroupWidget(TimelineContext &context, RankId rank = kNoRank, QWidget *parent = nullptr);
 
     RankId rank() const { return m_rank; }
-    const LaneLayout &layout() const { return m_layout; }
-    /// Re-reads the collapsed state and lays the lanes out again.
+    /// Shows the group of `rank` from now on (kNoRank: none); the chart follows the new rank.
+    void bind(RankId rank);
+    /// The group's lanes (its GroupStack entry's).
+    const LaneLayout &layout() const { return entry().layout; }
+    /// The group's entry was laid out again: the chart follows, the group repaints. The view sets
+    /// the geometry.
     void relayout();
-    /// Whether the group keeps a Findings lane under its header for finding badges (the
-    /// AnnotationOverlay decides: the rank has visible finding annotations); relayouts on a change.
-    void setFindingsLane(bool on);
-    bool hasFindingsLane() const { return m_findingsLane; }
+    bool hasFindingsLane() const { return layout().findingsLane() != nullptr; }
     /// The visible range, ticks or clock offsets changed: refresh the chart and repaint.
     void viewChanged();
     /// The analysis (TimelineContext::analysis) changed: refresh spikes and the divergence badge.
@@ -60,16 +66,11 @@ public:
     QMenu *laneMenu(QPoint pos, QWidget *parent = nullptr);
     /// The id of `lane`'s kind, as ViewState's hidden lanes name it.
     static QString laneKindId(const Lane &lane);
-    /// The memory chart, or nullptr when the rank has no device memory data, is collapsed, or is
-    /// not chart-resident.
+    /// The memory chart, or nullptr when the rank has no device memory data or is collapsed.
     MemoryPlot *memoryPlot() const { return m_plot; }
-    /// Whether the group holds a chart widget for its memory lane. TimelineView keeps only the groups
-    /// near the viewport resident, so a job of a thousand ranks has a few charts, not a thousand;
-    /// the others paint the lane with MemoryLanePainter.
-    void setChartResident(bool resident);
-    /// Paints just the header row, `width` wide, at (0, 0) of `painter` (the sticky header).
-    void paintHeader(QPainter &painter, int width) const;
-    bool isChartResident() const { return m_chartResident; }
+    /// Paints just the header row of `entry`, `width` wide, at (0, 0) of `painter` (the sticky
+    /// header: no widget needed).
+    static void paintHeader(TimelineContext &ctx, const GroupEntry &entry, QPainter &painter, int width);
 
     QSize sizeHint() const override;
 
@@ -93,6 +94,7 @@ protected:
 
 private:
     const Rank &rankData() const;
+    const GroupEntry &entry() const;
     TimeNs offset() const;
     void buildChart();
     void placeChart();
@@ -100,18 +102,14 @@ private:
     LaneFrame frame() const;
 
     TimelineContext &m_ctx;
-    RankId m_rank;
-    LaneLayout m_layout;
+    RankId m_rank = kNoRank;
     MemoryPlot *m_plot = nullptr;
-    GroupHeader m_header; // summary, OOM and error badges, divergence badge
     QPoint m_pressPos;
     TimeRange m_pressRange;
     int m_lastDragY = 0;
     bool m_pressed = false;
     bool m_dragging = false;
     bool m_swallowRelease = false;
-    bool m_findingsLane = false;
-    bool m_chartResident = false;
     int m_resizeFrom = 0; // > 0 while the memory lane's edge is dragged: its height at the press
 };
 

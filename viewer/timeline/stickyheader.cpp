@@ -1,7 +1,9 @@
 #include "stickyheader.h"
 
+#include "groupstack.h"
 #include "lanelayout.h"
 #include "rankgroupwidget.h"
+#include "timelinecontext.h"
 #include "viewstate.h"
 
 #include <QMouseEvent>
@@ -19,9 +21,10 @@ StickyHeader::StickyHeader(ViewState *state, QWidget *viewport)
     hide();
 }
 
-void StickyHeader::showGroup(RankGroupWidget *group)
+void StickyHeader::showGroup(TimelineContext *ctx, const GroupEntry *group)
 {
-    m_group = group;
+    m_ctx = ctx;
+    m_rank = group ? group->rank : kNoRank;
     if (!group) {
         hide();
         return;
@@ -34,15 +37,16 @@ void StickyHeader::showGroup(RankGroupWidget *group)
 
 RankId StickyHeader::rank() const
 {
-    return m_group && isVisible() ? m_group->rank() : kNoRank;
+    return isVisible() ? m_rank : kNoRank;
 }
 
 void StickyHeader::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
-    if (!m_group)
+    const GroupEntry *group = m_ctx && m_rank != kNoRank ? m_ctx->groups.find(m_rank) : nullptr;
+    if (!group)
         return;
-    m_group->paintHeader(p, width());
+    RankGroupWidget::paintHeader(*m_ctx, *group, p, width());
     // A shadow line: the lanes pass under it.
     p.setPen(QColor(0, 0, 0, 40));
     p.drawLine(0, height() - 1, width(), height() - 1);
@@ -50,8 +54,8 @@ void StickyHeader::paintEvent(QPaintEvent *)
 
 void StickyHeader::mouseReleaseEvent(QMouseEvent *event)
 {
-    if (event->button() == Qt::LeftButton && m_group)
-        m_state->setRankCollapsed(m_group->rank(), !m_state->isRankCollapsed(m_group->rank()));
+    if (event->button() == Qt::LeftButton && m_rank != kNoRank)
+        m_state->setRankCollapsed(m_rank, !m_state->isRankCollapsed(m_rank));
 }
 
 } // namespace rs

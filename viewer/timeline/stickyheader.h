@@ -1,8 +1,9 @@
 #pragma once
 // The header of the rank being read, pinned at the top of the timeline's viewport while that rank's
 // lanes scroll under it, so the rank's name, colour, badges and summary stay in sight in a group
-// taller than the screen. It paints the group's own header (RankGroupWidget::paintHeader) and a
-// click folds the group like a click on its header. TimelineView places it on every scroll.
+// taller than the screen. It paints the group's own header from the group stack
+// (RankGroupWidget::paintHeader, no widget needed) and a click folds the group like a click on its
+// header. TimelineView places it on every scroll.
 
 #include "types.h"
 
@@ -10,7 +11,8 @@
 
 namespace rs {
 
-class RankGroupWidget;
+struct GroupEntry;
+struct TimelineContext;
 class ViewState;
 
 class StickyHeader : public QWidget
@@ -19,8 +21,8 @@ class StickyHeader : public QWidget
 public:
     StickyHeader(ViewState *state, QWidget *viewport);
 
-    /// Shows `group`'s header at the top (nullptr hides it).
-    void showGroup(RankGroupWidget *group);
+    /// Shows the header of `group` of `ctx`'s stack at the top (nullptr hides it).
+    void showGroup(TimelineContext *ctx, const GroupEntry *group);
     /// The rank shown, or kNoRank when hidden.
     RankId rank() const;
 
@@ -30,7 +32,8 @@ protected:
 
 private:
     ViewState *m_state;
-    RankGroupWidget *m_group = nullptr;
+    TimelineContext *m_ctx = nullptr;
+    RankId m_rank = kNoRank;
 };
 
 } // namespace rs

@@ -5,6 +5,7 @@
 
 #include "analysisresult.h"
 #include "evidenceindex.h"
+#include "groupstack.h"
 #include "lod.h"
 #include "plausibleextent.h"
 #include "rulerticks.h"
@@ -32,6 +33,7 @@ struct TimelineContext {
     std::vector<double> counterMax;   ///< per track: largest counter value (0 for non-counters)
     EvidenceIndex evidence;           ///< timed log records and OOMs per rank, by time
     std::shared_ptr<const AnalysisResult> analysis; ///< spikes and divergence of the session (may be null)
+    GroupStack groups;                ///< the on-screen timeline's rank groups, laid out and stacked (empty in figures)
 
     // Scratch buffers reused by every paint, so panning does not allocate.
     std::vector<SpanDrawItem> spanItems;

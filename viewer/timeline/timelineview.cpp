@@ -17,7 +17,6 @@
 #include <QLabel>
 #include <QPainter>
 #include <QScrollBar>
-#include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include <cmath>
@@ -48,18 +47,15 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     m_container = new QWidget;
     m_container->setAutoFillBackground(true);
     m_container->setPalette(pal);
-    m_groupsLayout = new QVBoxLayout(m_container);
-    m_groupsLayout->setContentsMargins(0, 0, 0, 0);
-    m_groupsLayout->setSpacing(0);
+    m_container->installEventFilter(this); // its width is the groups'
     // Said once above the groups when nothing read has a clock: an empty axis is otherwise a puzzle.
-    m_untimed = new QLabel(tr("Nothing in these files carries a time stamp, so nothing can be placed on the time axis. "
+    m_untimed = new QLabel(m_container);
+    m_untimed->setText(tr("Nothing in these files carries a time stamp, so nothing can be placed on the time axis. "
                               "Their records are in the Log and Memory Summaries panels."));
     m_untimed->setWordWrap(true);
     m_untimed->setContentsMargins(16, 10, 16, 10);
     m_untimed->setStyleSheet(QStringLiteral("color: #4b5563; background: #f6f7f9; border-bottom: 1px solid #e5e7eb;"));
     m_untimed->hide();
-    m_groupsLayout->addWidget(m_untimed);
-    m_groupsLayout->addStretch(1);
     setWidget(m_container);
     m_jobFindings = new FindingsStrip(this);
     m_jobFindings->setGutterWidth(m_ctx->gutterWidth);
@@ -67,9 +63,9 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     m_annotations = new AnnotationOverlay(this);
     placeRuler();
     connect(verticalScrollBar(), &QScrollBar::valueChanged, m_annotations, qOverload<>(&QWidget::update));
-    // Chart widgets follow the viewport: created for the groups in or near it, freed far from it.
-    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &TimelineView::updateChartResidency);
-    connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, &TimelineView::updateChartResidency);
+    // Group widgets follow the viewport: bound to the groups in or near it, given back far from it.
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &TimelineView::updateResidency);
+    connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, &TimelineView::updateResidency);
     m_sticky = new StickyHeader(m_state, viewport());
     connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &TimelineView::placeStickyHeader);
     connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, &TimelineView::placeStickyHeader);
@@ -82,8 +78,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     // refreshes each group exactly once per change, with the grid already up to date.
     connect(m_ruler, &TimeRuler::ticksChanged, this, [this] {
         for (RankGroupWidget *g : m_groups)
-            if (g->isVisible())
-                g->viewChanged();
+            g->viewChanged();
         m_annotations->update();
     });
     connect(m_state, &ViewState::highlightChanged, this, [this] {
@@ -109,22 +104,18 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
         m_paintedHover = hov;
     });
     connect(m_state, &ViewState::rankHiddenChanged, this, [this](RankId rank, bool hidden) {
-        if (RankGroupWidget *g = rankGroup(rank)) {
-            g->setVisible(!hidden);
-            if (!hidden)
-                g->viewChanged();
-        }
+        m_ctx->groups.setHidden(rank, hidden);
+        restack();
     });
-    connect(m_state, &ViewState::rankCollapsedChanged, this, [this](RankId rank, bool) {
-        if (RankGroupWidget *g = rankGroup(rank))
-            g->relayout();
-    });
-    // Lane choices change what every group (or one rank's) stacks.
+    // Folding a rank and the lane choices change what every group (or one rank's) stacks.
     const auto relayout = [this](RankId rank) {
+        m_ctx->groups.relayout(*m_ctx, rank);
         for (RankGroupWidget *g : m_groups)
             if (rank == kNoRank || g->rank() == rank)
                 g->relayout();
+        restack();
     };
+    connect(m_state, &ViewState::rankCollapsedChanged, this, [relayout](RankId rank, bool) { relayout(rank); });
     connect(m_state, &ViewState::hiddenLanesChanged, this, relayout);
     connect(m_state, &ViewState::memoryLaneHeightChanged, this, [relayout] { relayout(kNoRank); });
     connect(m_state, &ViewState::compactLanesChanged, this, [relayout] { relayout(kNoRank); });
@@ -140,7 +131,24 @@ TimelineView::~TimelineView()
 {
     // Groups borrow the context; make sure they go first.
     qDeleteAll(m_groups);
+    qDeleteAll(m_spare);
     m_groups.clear();
+    m_spare.clear();
+}
+
+const GroupStack &TimelineView::groupStack() const
+{
+    return m_ctx->groups;
+}
+
+int TimelineView::canvasTop() const
+{
+    return m_container->y();
+}
+
+int TimelineView::viewportY(const GroupEntry &group) const
+{
+    return canvasTop() + group.y;
 }
 
 SessionPtr TimelineView::session() const
@@ -176,8 +184,9 @@ TimeScale TimelineView::viewScale() const
 
 void TimelineView::setSession(SessionPtr session)
 {
-    qDeleteAll(m_groups);
-    m_groups.clear();
+    while (!m_groups.empty())
+        releaseWidget(m_groups.back());
+    m_ctx->groups.clear();
     m_paintedSelection = {};
     m_paintedHover = {};
     m_ctx->setSession(std::move(session));
@@ -186,7 +195,9 @@ void TimelineView::setSession(SessionPtr session)
     const TimeRange full = !covered.isEmpty() ? covered : TimeRange{0, 1000000};
     m_untimed->setVisible(m_ctx->session && covered.isEmpty());
     m_state->setFullRange(full);
-    rebuildGroups();
+    m_ctx->groups.build(*m_ctx, 0);
+    restack();
+    m_annotations->syncFindingRows();
     Q_EMIT contentChanged();
 }
 
@@ -202,6 +213,7 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
         if (const TimeRange covered = m_ctx->dataRange(); !covered.isEmpty())
             m_state->adjustFullRange(covered);
     }
+    m_ctx->groups.analysisChanged(*m_ctx);
     for (RankGroupWidget *g : m_groups)
         g->analysisChanged();
     // Finding markers take their numbers from the analysis: without one they are callouts and need
@@ -225,13 +237,58 @@ std::shared_ptr<const AnalysisResult> TimelineView::analysis() const
     return m_ctx->analysis;
 }
 
-void TimelineView::rebuildGroups()
+void TimelineView::setFindingRows(const std::set<RankId> &ranks)
 {
-    if (!m_ctx->session)
+    bool changed = false;
+    for (const GroupEntry &e : m_ctx->groups.entries())
+        changed |= m_ctx->groups.setFindings(*m_ctx, e.rank, ranks.contains(e.rank));
+    if (!changed)
         return;
-    int index = 0;
-    for (const Rank &rank : m_ctx->session->ranks()) {
-        auto *g = new RankGroupWidget(*m_ctx, rank.id, m_container);
+    for (RankGroupWidget *g : m_groups)
+        g->relayout();
+    restack();
+}
+
+void TimelineView::restack()
+{
+    const int width = std::max(1, m_container->width());
+    int top = 0;
+    if (!m_untimed->isHidden()) {
+        top = m_untimed->heightForWidth(width);
+        m_untimed->setGeometry(0, 0, width, top);
+    }
+    m_ctx->groups.setTop(top);
+    // The canvas is as tall as every group; the scroll area stretches it to the viewport's width.
+    m_container->setMinimumHeight(m_ctx->groups.bottom());
+    for (RankGroupWidget *g : m_groups)
+        placeWidget(g);
+    // Binding waits for the event loop: "collapse all" on a thousand ranks restacks a thousand times,
+    // and only the last stack decides which groups are in sight.
+    if (!m_residencyPending) {
+        m_residencyPending = true;
+        QMetaObject::invokeMethod(this, [this] { updateResidency(); }, Qt::QueuedConnection);
+    }
+    placeStickyHeader();
+    m_annotations->update();
+}
+
+void TimelineView::placeWidget(RankGroupWidget *g)
+{
+    const GroupEntry *e = m_ctx->groups.find(g->rank());
+    if (!e)
+        return;
+    g->setGeometry(0, e->y, std::max(1, m_container->width()), std::max(1, e->height()));
+    g->setVisible(!e->hidden);
+}
+
+RankGroupWidget *TimelineView::bindWidget(RankId rank)
+{
+    RankGroupWidget *g = nullptr;
+    if (!m_spare.empty()) {
+        g = m_spare.back();
+        m_spare.pop_back();
+    } else {
+        g = new RankGroupWidget(*m_ctx, kNoRank, m_container);
         g->setFocusPolicy(Qt::ClickFocus);
         g->setFocusProxy(this);
         connect(g, &RankGroupWidget::cursorMoved, this, &TimelineView::setCursorX);
@@ -242,13 +299,26 @@ void TimelineView::rebuildGroups()
             m_state->setVisibleRange({r.begin - pad, r.end + pad}, ViewState::Change::Jump);
         });
         m_annotations->watch(g);
-        m_groupsLayout->insertWidget(1 + index++, g);
-        g->setVisible(!m_state->isRankHidden(rank.id));
-        m_groups.push_back(g);
     }
-    m_annotations->syncFindingRows();
-    m_container->layout()->activate(); // the groups' positions, for the charts' residency
-    updateChartResidency();
+    m_groups.push_back(g);
+    // Placed before it is bound, so its chart is built at its final width.
+    const GroupEntry *e = m_ctx->groups.find(rank);
+    g->setGeometry(0, e ? e->y : 0, std::max(1, m_container->width()), e ? std::max(1, e->height()) : 1);
+    g->bind(rank);
+    placeWidget(g);
+    return g;
+}
+
+void TimelineView::releaseWidget(RankGroupWidget *g)
+{
+    std::erase(m_groups, g);
+    g->hide();
+    g->bind(kNoRank);
+    // A few idle widgets are kept for the next scroll; more would only hold memory.
+    if (m_spare.size() < 8)
+        m_spare.push_back(g);
+    else
+        g->deleteLater();
 }
 
 void TimelineView::placeStickyHeader()
@@ -256,36 +326,50 @@ void TimelineView::placeStickyHeader()
     // The group under the viewport's top edge, when its own header has scrolled out of sight and
     // enough of it is left below to be worth naming.
     const int top = verticalScrollBar()->value();
-    RankGroupWidget *under = nullptr;
-    for (RankGroupWidget *g : m_groups) {
-        if (g->isHidden())
-            continue;
-        if (g->y() >= top)
-            break; // groups stack top to bottom: the rest lie below the edge
-        if (g->y() + g->height() - LaneLayout::kGroupGap > top + 2 * LaneLayout::kHeaderHeight) {
-            under = g;
-            break;
-        }
-    }
-    m_sticky->showGroup(under);
+    const GroupEntry *under = m_ctx->groups.at(top);
+    if (under && !(under->y < top && under->bottom() - LaneLayout::kGroupGap > top + 2 * LaneLayout::kHeaderHeight))
+        under = nullptr;
+    m_sticky->showGroup(m_ctx.get(), under);
 }
 
-void TimelineView::updateChartResidency()
+void TimelineView::updateResidency()
 {
-    // A page above and below the viewport stay resident, so scrolling meets charts already built.
+    m_residencyPending = false;
+    // Half a page above and below the viewport stay bound, so scrolling meets groups already built.
     const int page = viewport()->height();
-    const int top = verticalScrollBar()->value() - page;
-    const int bottom = verticalScrollBar()->value() + 2 * page;
-    for (RankGroupWidget *g : m_groups)
-        g->setChartResident(!g->isHidden() && g->y() + g->height() >= top && g->y() <= bottom);
+    const int top = verticalScrollBar()->value() - page / 2;
+    const int bottom = verticalScrollBar()->value() + page + page / 2;
+    const GroupStack &stack = m_ctx->groups;
+    const auto [first, last] = stack.overlapping(top, bottom);
+    auto wanted = [&](RankId rank) {
+        const std::ptrdiff_t i = stack.indexOf(rank);
+        return i >= static_cast<std::ptrdiff_t>(first) && i < static_cast<std::ptrdiff_t>(last) && !stack.entries()[static_cast<std::size_t>(i)].hidden;
+    };
+    // The widget under a drag keeps its rank until the button is released.
+    const QWidget *grabber = QWidget::mouseGrabber();
+    for (std::size_t i = m_groups.size(); i-- > 0;)
+        if (RankGroupWidget *g = m_groups[i]; g != grabber && !wanted(g->rank()))
+            releaseWidget(g);
+    for (std::size_t i = first; i < last; ++i) {
+        const GroupEntry &e = stack.entries()[i];
+        if (!e.hidden && !residentGroup(e.rank))
+            bindWidget(e.rank);
+    }
 }
 
-RankGroupWidget *TimelineView::rankGroup(RankId rank) const
+RankGroupWidget *TimelineView::residentGroup(RankId rank) const
 {
     for (RankGroupWidget *g : m_groups)
         if (g->rank() == rank)
             return g;
     return nullptr;
+}
+
+RankGroupWidget *TimelineView::rankGroup(RankId rank)
+{
+    if (RankGroupWidget *g = residentGroup(rank))
+        return g;
+    return m_ctx->groups.find(rank) ? bindWidget(rank) : nullptr;
 }
 
 std::optional<TimeRange> TimelineView::eventRange(const EventRef &event) const
@@ -334,24 +418,19 @@ void TimelineView::ensureTrackVisible(TrackId track)
     const RankId rank = s->tracks()[track].rank;
     m_state->setRankHidden(rank, false);
     m_state->setRankCollapsed(rank, false);
-    RankGroupWidget *g = rankGroup(rank);
-    if (!g)
+    const GroupEntry *g = m_ctx->groups.find(rank);
+    const Lane *lane = g ? g->layout.laneForTrack(track) : nullptr;
+    if (!lane)
         return;
-    m_container->layout()->activate();
-    const QRect lane = g->laneRect(track);
-    if (lane.isEmpty())
-        return;
-    ensureVisible(0, g->y() + lane.center().y(), 0, std::min(lane.height() / 2 + 24, viewport()->height() / 2));
+    ensureVisible(0, g->y + lane->top + lane->height / 2, 0, std::min(lane->height / 2 + 24, viewport()->height() / 2));
 }
 
 void TimelineView::ensureRankVisible(RankId rank)
 {
-    RankGroupWidget *g = rankGroup(rank);
-    if (!g)
+    if (!m_ctx->groups.find(rank))
         return;
     m_state->setRankHidden(rank, false);
-    m_container->layout()->activate();
-    verticalScrollBar()->setValue(std::min(g->y(), verticalScrollBar()->maximum()));
+    verticalScrollBar()->setValue(std::min(m_ctx->groups.find(rank)->y, verticalScrollBar()->maximum()));
 }
 
 void TimelineView::ensureEventVisible(const EventRef &event)
@@ -368,16 +447,17 @@ void TimelineView::ensureEventVisible(const EventRef &event)
         rank = s->logs().records[event.index].rank;
     else if (event.kind == EventRef::Kind::Oom && event.index < s->ooms().size())
         rank = s->ooms()[event.index].rank;
-    RankGroupWidget *g = rank >= 0 ? rankGroup(rank) : nullptr;
-    if (!g)
+    if (rank < 0 || !m_ctx->groups.find(rank))
         return;
     m_state->setRankHidden(rank, false);
     m_state->setRankCollapsed(rank, false);
-    m_container->layout()->activate();
-    const Lane *lane = event.kind == EventRef::Kind::LogRecord ? g->layout().logLane() : g->layout().memoryLane();
+    const GroupEntry *g = m_ctx->groups.find(rank);
+    if (g->layout.lanes().empty())
+        return;
+    const Lane *lane = event.kind == EventRef::Kind::LogRecord ? g->layout.logLane() : g->layout.memoryLane();
     if (!lane)
-        lane = &g->layout().lanes().front();
-    ensureVisible(0, g->y() + lane->top + lane->height / 2, 0, std::min(lane->height / 2 + 24, viewport()->height() / 2));
+        lane = &g->layout.lanes().front();
+    ensureVisible(0, g->y + lane->top + lane->height / 2, 0, std::min(lane->height / 2 + 24, viewport()->height() / 2));
 }
 
 void TimelineView::placeRuler()
@@ -395,8 +475,17 @@ void TimelineView::resizeEvent(QResizeEvent *event)
 {
     QScrollArea::resizeEvent(event);
     placeRuler();
-    updateChartResidency();
+    updateResidency();
     placeStickyHeader();
+}
+
+bool TimelineView::eventFilter(QObject *watched, QEvent *event)
+{
+    // The canvas follows the viewport's width (widgetResizable): the groups and the note do too.
+    if (watched == m_container && event->type() == QEvent::Resize
+        && static_cast<QResizeEvent *>(event)->size().width() != static_cast<QResizeEvent *>(event)->oldSize().width())
+        restack();
+    return QScrollArea::eventFilter(watched, event);
 }
 
 bool TimelineView::viewportEvent(QEvent *event)
@@ -535,16 +624,16 @@ void TimelineView::selectPreviousEvent()
 void TimelineView::expandAll()
 {
     std::vector<RankId> ranks;
-    for (RankGroupWidget *g : m_groups)
-        ranks.push_back(g->rank());
+    for (const GroupEntry &g : m_ctx->groups.entries())
+        ranks.push_back(g.rank);
     m_state->setRanksCollapsed(ranks, false);
 }
 
 void TimelineView::collapseAll()
 {
     std::vector<RankId> ranks;
-    for (RankGroupWidget *g : m_groups)
-        ranks.push_back(g->rank());
+    for (const GroupEntry &g : m_ctx->groups.entries())
+        ranks.push_back(g.rank);
     m_state->setRanksCollapsed(ranks, true);
 }
 

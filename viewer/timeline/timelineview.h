@@ -1,10 +1,16 @@
 #pragma once
 // The main timeline: every rank as a group of lanes on one shared time axis, a ruler pinned on top,
 // vertical scrolling of the groups. The selected rank (ViewState::selectedRank) is scrolled to and
-// framed. Owns navigation (keys and wheel per DESIGN.md §5) and applies
-// it to the shared ViewState; the groups paint and hit-test.
+// framed. Owns navigation (keys and wheel per DESIGN.md §5) and applies it to the shared ViewState;
+// the groups paint and hit-test.
+//
+// Virtualized: the groups are a model (GroupStack, in the context) stacked on one canvas as tall as
+// all of them; only the groups that meet the viewport (and half a page around it) have a
+// RankGroupWidget, taken from a small pool and rebound as the view scrolls. A frame costs what is
+// in sight, whether the job has 8 ranks or 1,024.
 
 #include "analysisresult.h"
+#include "groupstack.h"
 #include "session.h"
 #include "timescale.h"
 #include "viewstate.h"
@@ -14,10 +20,10 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 class QLabel;
-class QVBoxLayout;
 
 namespace rs {
 
@@ -64,9 +70,21 @@ public:
     void setJobFindingsStrip(bool shown);
     ViewState *viewState() const { return m_state; }
     TimeRuler *ruler() const { return m_ruler; }
-    /// The group of `rank`, or nullptr when the session has no such rank.
-    RankGroupWidget *rankGroup(RankId rank) const;
+    /// The widget of `rank`'s group, bound now if the group had none (it is given back at the next
+    /// scroll when out of sight); nullptr when the session has no such rank.
+    RankGroupWidget *rankGroup(RankId rank);
+    /// The widget of `rank`'s group when it has one (in or near the viewport), else nullptr.
+    RankGroupWidget *residentGroup(RankId rank) const;
+    /// The widgets bound to groups now: those in or near the viewport.
     const std::vector<RankGroupWidget *> &rankGroups() const { return m_groups; }
+    /// Every group laid out and stacked, with or without a widget.
+    const GroupStack &groupStack() const;
+    /// Viewport row of the canvas' first row (≤ 0 once scrolled).
+    int canvasTop() const;
+    /// Viewport row of `group`'s top.
+    int viewportY(const GroupEntry &group) const;
+    /// Gives a Findings row to exactly `ranks`' groups (the AnnotationOverlay decides).
+    void setFindingRows(const std::set<RankId> &ranks);
     /// False when nothing of the session has a time (its full range is then a placeholder).
     bool hasTimedData() const;
     /// Width of the lane-name gutter; the time axis starts right of it.
@@ -114,10 +132,16 @@ protected:
     void wheelEvent(QWheelEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     bool viewportEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    void rebuildGroups();
-    void updateChartResidency();
+    /// The stack's heights changed: the canvas height, the widgets' places, who is resident.
+    void restack();
+    /// Binds widgets to the groups in or near the viewport, gives the others back to the pool.
+    void updateResidency();
+    RankGroupWidget *bindWidget(RankId rank);
+    void releaseWidget(RankGroupWidget *g);
+    void placeWidget(RankGroupWidget *g);
     void placeStickyHeader();
     void placeRuler(); // and the job-wide findings strip and the annotation overlay
     void zoomAround(double factor, std::optional<int> x);
@@ -130,16 +154,17 @@ private:
     ViewState *m_state;
     std::unique_ptr<TimelineContext> m_ctx;
     TimeRuler *m_ruler;
-    QWidget *m_container;
-    QVBoxLayout *m_groupsLayout;
+    QWidget *m_container; // the canvas: as tall as every group; holds the bound widgets
     QLabel *m_untimed; // shown when no data has a time
     FindingsStrip *m_jobFindings;     // under the ruler, outside the viewport like it
     StickyHeader *m_sticky;           // the header of the rank being read, pinned at the viewport's top
     AnnotationOverlay *m_annotations; // on top of the groups, across all of them and the strip
-    std::vector<RankGroupWidget *> m_groups;
+    std::vector<RankGroupWidget *> m_groups; // bound to a group, in no order
+    std::vector<RankGroupWidget *> m_spare;  // idle, hidden, ready to bind
     TrackFinder *m_finder = nullptr; // made on the first Ctrl+P
     QTimer m_gestureEnd; // ends a wheel gesture once the wheel rests
     int m_cursorX = -1;
+    bool m_residencyPending = false; // a restack asked for updateResidency() on the event loop
     EventRef m_paintedSelection; // what is outlined now, to repaint it when it changes
     EventRef m_paintedHover;
 };

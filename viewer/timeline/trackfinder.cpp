@@ -217,12 +217,11 @@ void TrackFinder::activate(const QModelIndex &index)
 
 bool TrackFinder::goToLane(TimelineView *view, RankId rank, const QString &kind, TrackId track)
 {
-    RankGroupWidget *g = view->rankGroup(rank);
-    if (!g)
+    if (!view->groupStack().find(rank))
         return false;
     view->viewState()->setRankHidden(rank, false);
     view->viewState()->setRankCollapsed(rank, false);
-    view->widget()->layout()->activate(); // the group's new height and position, now
+    RankGroupWidget *g = view->rankGroup(rank); // laid out again, and bound to a widget to flash
     const Lane *lane = nullptr;
     if (track != kNoTrack) {
         lane = g->layout().laneForTrack(track);
