@@ -1,6 +1,7 @@
 // The memory chart's plumbing: its time ticker ticks and labels like the ruler, and the series are
 // reduced to min/max columns before QCustomPlot sees them, without losing a spike.
 
+#include "charts/columnfill.h"
 #include "charts/memoryplot.h"
 #include "charts/timeaxisticker.h"
 #include "timeformat.h"
@@ -9,8 +10,16 @@
 #include <QTest>
 
 #include <algorithm>
+#include <array>
+#include <utility>
+#include <vector>
 
 using namespace rs;
+
+namespace {
+using Samples = std::vector<std::pair<TimeNs, double>>;
+using Columns = std::vector<std::array<int, 3>>; // x, fewest and most filled rows
+} // namespace
 
 class TestCharts : public QObject
 {
@@ -20,6 +29,8 @@ private Q_SLOTS:
     void tickerChoosesAStepWhenNotTold();
     void plotIsDecimatedAndKeepsPeaks();
     void plotFollowsClockOffset();
+    void areaFillCoversWhatTheLineReaches_data();
+    void areaFillCoversWhatTheLineReaches();
 };
 
 void TestCharts::tickerMatchesTheRuler()
@@ -108,6 +119,54 @@ void TestCharts::plotFollowsClockOffset()
     QCOMPARE(plot.pointCount(0), 2);
     QCOMPARE(plot.graph(0)->data()->at(0)->key, 2000.0);
     QCOMPARE(plot.graph(0)->data()->at(1)->key, 3000.0);
+}
+
+void TestCharts::areaFillCoversWhatTheLineReaches_data()
+{
+    // Samples (time, value) on a 0..10 µs view 100 px wide (100 ns a pixel), the value axis' top,
+    // and per pixel column x how many rows must be blue (filled or the line): at least `min`, at
+    // most `max` (of 59; the last row is the hidden key axis').
+    QTest::addColumn<Samples>("samples");
+    QTest::addColumn<double>("valueMax");
+    QTest::addColumn<Columns>("expect");
+    // One tall sample among flat ones: its pixel is filled to the top, its neighbours are not.
+    Samples spike;
+    for (TimeNs t = 0; t < 10000; t += 10)
+        spike.push_back({t, t == 5000 ? 10.0 : 2.0});
+    QTest::newRow("one-sample spike") << spike << 10.0 << Columns{{50, 50, 59}, {48, 10, 14}, {53, 10, 14}};
+    // A column that rises and falls back holds its last value, not its peak, until the next sample.
+    QTest::newRow("peak then drop") << Samples{{0, 2.0}, {2000, 10.0}, {2010, 2.0}, {9000, 5.0}}
+                                    << 10.0 << Columns{{20, 50, 59}, {35, 10, 14}, {85, 10, 14}, {95, 28, 32}};
+    // Values far above the scale fill the column to the top; nothing wraps around.
+    QTest::newRow("off the scale") << Samples{{0, 1e300}, {5000, 0.1}} << 1.0
+                                   << Columns{{10, 59, 59}, {45, 59, 59}, {70, 4, 8}};
+}
+
+void TestCharts::areaFillCoversWhatTheLineReaches()
+{
+    QFETCH(Samples, samples);
+    QFETCH(double, valueMax);
+    QFETCH(Columns, expect);
+    CounterSeries s;
+    for (const auto &[t, v] : samples) {
+        s.times.push_back(t);
+        s.values.push_back(v);
+    }
+    MemoryPlot plot;
+    plot.resize(100, 60);
+    plot.setSeries({{&s, "allocated", Qt::blue, MemoryPlot::Style::Area}});
+    plot.setValueMax(valueMax / 1.1); // the chart keeps 10 % headroom: the top is exactly valueMax
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setView({0, 10000}, 0, 0);
+    const QImage image = plot.grab().toImage();
+    for (const auto &[x, min, max] : expect) {
+        // Blue rows (the fill and its line; the time grid is grey).
+        int filled = 0;
+        for (int y = 0; y < image.height(); ++y)
+            filled += image.pixelColor(x, y).blue() > image.pixelColor(x, y).red() + 30 ? 1 : 0;
+        QVERIFY2(filled >= min && filled <= max, qPrintable(QStringLiteral("column %1: %2 rows filled, want %3..%4").arg(x).arg(filled).arg(min).arg(max)));
+    }
 }
 
 QTEST_MAIN(TestCharts)

@@ -6,6 +6,7 @@
 #include "evidencesession.h"
 #include "timeline/lanekind.h"
 
+#include "charts/columnfill.h"
 #include "charts/memoryplot.h"
 #include "counterformat.h"
 #include "timeline/rankgroupwidget.h"
@@ -87,8 +88,11 @@ void TestMemoryLane::nvidiaSmiSharesTheChart()
     plot->repaint();
     const int i = indexOf(plot, used);
     QVERIFY(plot->pointCount(i) >= 10);
-    QCOMPARE(plot->graph(i)->pen().style(), Qt::CustomDashLine);
-    QVERIFY(plot->graph(indexOf(plot, &plot->series().front()))->brush().style() != Qt::NoBrush);
+    QCOMPARE(plot->line(i)->pen().style(), Qt::CustomDashLine);
+    QVERIFY(!plot->fill(i)); // a line, no area
+    // The area is filled under its line, from the same columns.
+    const ColumnFill *area = plot->fill(indexOf(plot, &plot->series().front()));
+    QVERIFY(area && !area->columns().isEmpty());
     // The lane's legend needs a row per curve and one for the capacity.
     QVERIFY(g0->layout().memoryLane()->height >= LaneLayout::kRowHeight + 4 * LaneLayout::kLegendRow);
     // nvidia-smi's memory.used is in the chart, not a lane of its own.

@@ -2,6 +2,7 @@
 
 #include "timeline/memorylanepainter.h"
 
+#include "columnfill.h"
 #include "lod.h"
 #include "timeaxisticker.h"
 #include "timeformat.h"
@@ -46,7 +47,9 @@ MemoryPlot::MemoryPlot(QWidget *parent)
     setAttribute(Qt::WA_TransparentForMouseEvents);
     setBackground(Qt::white);
     setNoAntialiasingOnDrag(true);
-    setAntialiasedElements(QCP::aeNone);
+    // The curves are steps (axis-aligned, one column per pixel): antialiasing their fills and lines
+    // changes no pixel worth seeing and made the rasterizer the most expensive part of a zoom.
+    setNotAntialiasedElements(QCP::aeFills | QCP::aePlottables);
     setPlottingHint(QCP::phFastPolylines, true);
 
     // The axis rect fills the widget exactly, so key → pixel is the timeline's own mapping.
@@ -82,18 +85,26 @@ MemoryPlot::MemoryPlot(QWidget *parent)
 void MemoryPlot::setSeries(const std::vector<Series> &series)
 {
     clearGraphs();
+    qDeleteAll(m_fills);
+    m_lines.clear();
+    m_fills.clear();
     m_series = series;
     for (const Series &s : m_series) {
+        // An area's fill is drawn under its line by ColumnFill, a rectangle per pixel run (a
+        // polygon under the min/max line was the costliest thing a zoom did).
+        ColumnFill *fill = nullptr;
+        if (s.style == Style::Area) {
+            QColor color = s.color;
+            color.setAlpha(70);
+            fill = new ColumnFill(xAxis, yAxis, color);
+        }
         QCPGraph *g = addGraph();
         g->setName(s.name);
         g->setLineStyle(QCPGraph::lsStepLeft);
         g->setAdaptiveSampling(false); // already decimated to pixel columns
         g->setPen(pen(s.style, s.color));
-        if (s.style == Style::Area) {
-            QColor fill = s.color;
-            fill.setAlpha(70);
-            g->setBrush(fill);
-        }
+        m_lines.push_back(g);
+        m_fills.push_back(fill);
     }
     m_dirty = true;
     update();
@@ -248,9 +259,19 @@ void MemoryPlot::setView(TimeRange visible, TimeNs origin, TimeNs offset)
     }
 }
 
+QCPGraph *MemoryPlot::line(int i) const
+{
+    return i >= 0 && i < static_cast<int>(m_lines.size()) ? m_lines[static_cast<std::size_t>(i)] : nullptr;
+}
+
+const ColumnFill *MemoryPlot::fill(int i) const
+{
+    return i >= 0 && i < static_cast<int>(m_fills.size()) ? m_fills[static_cast<std::size_t>(i)] : nullptr;
+}
+
 int MemoryPlot::pointCount(int i) const
 {
-    return i >= 0 && i < graphCount() ? graph(i)->dataCount() : 0;
+    return i >= 0 && i < static_cast<int>(m_lines.size()) ? m_lines[static_cast<std::size_t>(i)]->dataCount() : 0;
 }
 
 void MemoryPlot::rebuild()
@@ -263,6 +284,7 @@ void MemoryPlot::rebuild()
     const TimeNs shift = m_offset - m_origin; // data time → key
     for (std::size_t i = 0; i < m_series.size(); ++i) {
         m_points.clear();
+        m_envelope.clear();
         if (m_series[i].data)
             decimateCounter(*m_series[i].data, dataRange, npp, m_columns);
         else
@@ -272,13 +294,18 @@ void MemoryPlot::rebuild()
         for (const CounterColumn &c : m_columns) {
             const double k = static_cast<double>(c.firstTime + shift);
             m_points.append({k, c.first});
+            m_envelope.append({k, c.max});
+            if (c.count > 1)
+                m_envelope.append({static_cast<double>(c.lastTime + shift), c.last});
             if (c.count > 1) {
                 m_points.append({k, c.max});
                 m_points.append({k, c.min});
                 m_points.append({static_cast<double>(c.lastTime + shift), c.last});
             }
         }
-        graph(static_cast<int>(i))->data()->set(m_points, true);
+        m_lines[i]->data()->set(m_points, true);
+        if (m_fills[i])
+            m_fills[i]->setColumns(m_envelope);
     }
     rebuildItems(shift);
 }

@@ -20,6 +20,7 @@
 
 namespace rs {
 
+class ColumnFill;
 class TimeAxisTicker;
 
 class MemoryPlot : public QCustomPlot
@@ -57,6 +58,10 @@ public:
     /// Replaces the curves; they are drawn in order, so areas should come before lines.
     void setSeries(const std::vector<Series> &series);
     const std::vector<Series> &series() const { return m_series; }
+    /// The line of series `i` (nullptr out of range).
+    QCPGraph *line(int i) const;
+    /// The fill under series `i`, nullptr when it is not an area.
+    const ColumnFill *fill(int i) const;
     /// Top of the value axis in bytes (shared by all ranks so their charts compare at a glance).
     void setValueMax(double bytes);
     /// The GPU's memory in bytes, drawn as a horizontal rule when it lies within the axis; 0: none.
@@ -91,6 +96,8 @@ private:
     void rebuildItems(TimeNs shift);
 
     std::vector<Series> m_series;
+    std::vector<QCPGraph *> m_lines;  // per series: its line
+    std::vector<ColumnFill *> m_fills; // per series: its fill under the line (Area), else nullptr
     std::vector<OomMark> m_ooms;
     std::vector<SpikeMark> m_spikes;
     TimeRange m_highlight;
@@ -103,6 +110,7 @@ private:
     bool m_dirty = true;
     std::vector<CounterColumn> m_columns;
     QVector<QCPGraphData> m_points;
+    QVector<QPointF> m_envelope; // an area fill's steps: each column's highest, then its last value
 };
 
 } // namespace rs

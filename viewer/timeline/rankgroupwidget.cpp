@@ -62,8 +62,8 @@ void RankGroupWidget::bind(RankId rank)
     m_pressed = m_dragging = m_swallowRelease = false;
     m_resizeFrom = 0;
     unsetCursor();
-    delete m_plot; // the new rank's series, capacity and marks differ: built afresh
-    m_plot = nullptr;
+    parkChart(); // the new rank's series, capacity and marks differ: set again on the same widget
+
     relayout();
 }
 
@@ -165,18 +165,18 @@ void RankGroupWidget::buildChart()
 {
     const Lane *lane = m_rank == kNoRank ? nullptr : layout().memoryLane();
     if (!lane) {
-        delete m_plot;
-        m_plot = nullptr;
+        parkChart();
         return;
     }
     if (!m_plot) {
-        m_plot = new MemoryPlot(this);
+        // A chart widget is costly to make: one parked by the previous rank (or fold) is reused.
+        m_plot = m_parkedChart ? m_parkedChart : new MemoryPlot(this);
+        m_parkedChart = nullptr;
         m_plot->setSeries(memorySeries(*m_ctx.session, layout().memoryTracks(), m_rank));
         m_plot->setCapacity(static_cast<double>(
             LaneLayout::deviceCapacity(rankData(), m_ctx.session->tracks()[layout().memoryTracks().front()].device)));
         m_plot->setOomMarks(oomMarksOf(m_ctx.evidence, m_rank));
-        if (m_ctx.analysis)
-            m_plot->setSpikeMarks(AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank));
+        m_plot->setSpikeMarks(m_ctx.analysis ? AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank) : std::vector<SpikeMark>());
         const Highlight &h = m_ctx.state->highlight();
         m_plot->setHighlightRange(h.contains(m_rank) ? h.range : TimeRange());
     }
@@ -184,6 +184,16 @@ void RankGroupWidget::buildChart()
     placeChart();
     m_plot->show();
     viewChanged();
+}
+
+void RankGroupWidget::parkChart()
+{
+    if (!m_plot)
+        return;
+    m_plot->hide();
+    delete m_parkedChart;
+    m_parkedChart = m_plot;
+    m_plot = nullptr;
 }
 
 void RankGroupWidget::placeChart()

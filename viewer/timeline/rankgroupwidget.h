@@ -97,13 +97,16 @@ private:
     const GroupEntry &entry() const;
     TimeNs offset() const;
     void buildChart();
+    /// Hides the chart and keeps it for the next rank or unfold.
+    void parkChart();
     void placeChart();
     /// The group as its lane kinds see it now (no painter: hit-tests and tooltips).
     LaneFrame frame() const;
 
     TimelineContext &m_ctx;
     RankId m_rank = kNoRank;
-    MemoryPlot *m_plot = nullptr;
+    MemoryPlot *m_plot = nullptr;        // the chart over the memory lane, when shown
+    MemoryPlot *m_parkedChart = nullptr; // hidden, kept for reuse
     QPoint m_pressPos;
     TimeRange m_pressRange;
     int m_lastDragY = 0;

@@ -44,9 +44,9 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     m_ruler->setGutterWidth(m_ctx->gutterWidth);
     m_ctx->ticks = &m_ruler->ticks();
 
+    // The canvas paints nothing itself: the groups cover it and the viewport's white shows below
+    // them, so a frame fills each pixel once less.
     m_container = new QWidget;
-    m_container->setAutoFillBackground(true);
-    m_container->setPalette(pal);
     m_container->installEventFilter(this); // its width is the groups'
     // Said once above the groups when nothing read has a clock: an empty axis is otherwise a puzzle.
     m_untimed = new QLabel(m_container);
