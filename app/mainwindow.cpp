@@ -392,6 +392,7 @@ void MainWindow::resetLayout()
     m_state->setCompactLanes(false);
     m_state->setMemoryLaneHeight(0);
     m_state->showHiddenLanes();
+    m_state->setPinnedLanes({});
     if (m_session) {
         for (const Rank &r : m_session->ranks())
             m_state->setRankHidden(r.id, false);

@@ -150,6 +150,18 @@ SessionDocument SessionDocument::describe(const Session &session, const SessionL
     return doc;
 }
 
+namespace {
+
+json pinnedJson(const std::vector<SessionDocument::View::PinnedLane> &lanes)
+{
+    json out = json::array();
+    for (const auto &l : lanes)
+        out.push_back({{"rank", l.rank}, {"kind", l.kind}, {"track", l.track == kNoTrack ? json(nullptr) : json(l.track)}});
+    return out;
+}
+
+} // namespace
+
 std::string SessionDocument::toJson(const SessionDocument &doc)
 {
     json sources = json::array();
@@ -175,6 +187,7 @@ std::string SessionDocument::toJson(const SessionDocument &doc)
                  {"collapsed_ranks", doc.view.collapsed},
                  {"compact_lanes", doc.view.compactLanes},
                  {"memory_lane_height", doc.view.memoryLaneHeight},
+                 {"pinned_lanes", pinnedJson(doc.view.pinned)},
                  {"selected_rank", rankValue(doc.view.selectedRank)},
                  {"reference_rank", rankValue(doc.view.referenceRank)}};
     view["visible_ns"] = doc.view.visible ? json::array({doc.view.visible->begin, doc.view.visible->end}) : json(nullptr);
@@ -237,6 +250,10 @@ std::optional<SessionDocument> SessionDocument::fromJson(const std::string &text
             // A height from a hand-edited file is kept within what a drag allows.
             const int height = v->value("memory_lane_height", 0);
             doc.view.memoryLaneHeight = height <= 0 ? 0 : std::clamp(height, LaneLayout::kMinMemoryHeight, LaneLayout::kMaxMemoryHeight);
+            if (const auto p = v->find("pinned_lanes"); p != v->end() && p->is_array())
+                for (const json &lane : *p)
+                    doc.view.pinned.push_back({lane.at("rank").get<RankId>(), lane.at("kind").get<std::string>(),
+                                               lane.value("track", json(nullptr)).is_null() ? kNoTrack : lane.at("track").get<TrackId>()});
             doc.view.selectedRank = rankFrom(*v, "selected_rank");
             doc.view.referenceRank = rankFrom(*v, "reference_rank");
             if (const auto r = v->find("visible_ns"); r != v->end() && r->is_array() && r->size() == 2)

@@ -49,6 +49,14 @@ struct SessionDocument {
         std::vector<RankId> collapsed;      ///< ranks folded to their summary strip
         bool compactLanes = false;          ///< compact lanes (ViewState::compactLanes)
         int memoryLaneHeight = 0;           ///< the user's memory lane height in px, 0 = automatic
+        /// A lane pinned to the top of the timeline (ViewState::pinnedLanes).
+        struct PinnedLane {
+            RankId rank = kNoRank;
+            std::string kind;                ///< the lane kind's id ("memory", "spans")
+            TrackId track = kNoTrack;        ///< kNoTrack for a rank-level lane
+            friend bool operator==(const PinnedLane &, const PinnedLane &) = default;
+        };
+        std::vector<PinnedLane> pinned;     ///< in the order they were pinned
         RankId selectedRank = kNoRank;      ///< the rank picked as "the one to look at"
         RankId referenceRank = kNoRank;     ///< the compare view's reference, kNoRank = its default
         friend bool operator==(const View &, const View &) = default;

@@ -51,6 +51,8 @@ SessionDocument SessionFileActions::capture() const
     std::sort(d.view.collapsed.begin(), d.view.collapsed.end());
     d.view.compactLanes = state->compactLanes();
     d.view.memoryLaneHeight = state->memoryLaneHeight();
+    for (const ViewState::LaneKey &k : state->pinnedLanes())
+        d.view.pinned.push_back({k.rank, k.kind.toStdString(), k.track});
     d.view.selectedRank = state->selectedRank();
     d.view.referenceRank = m_window->compareView()->referenceRank();
     return d;
@@ -87,6 +89,10 @@ void SessionFileActions::apply(const SessionDocument &document)
     state->setRanksCollapsed(document.view.collapsed, true);
     state->setCompactLanes(document.view.compactLanes);
     state->setMemoryLaneHeight(document.view.memoryLaneHeight);
+    std::vector<ViewState::LaneKey> pinned;
+    for (const auto &p : document.view.pinned)
+        pinned.push_back({p.rank, QString::fromStdString(p.kind), p.track});
+    state->setPinnedLanes(std::move(pinned));
     if (document.view.selectedRank != kNoRank)
         state->setSelectedRank(document.view.selectedRank);
     if (document.view.visible)

@@ -215,6 +215,30 @@ void ViewState::setLaneHidden(RankId rank, const QString &kind, TrackId track, b
     Q_EMIT hiddenLanesChanged(rank);
 }
 
+bool ViewState::isLanePinned(RankId rank, const QString &kind, TrackId track) const
+{
+    return std::find(m_pinnedLanes.begin(), m_pinnedLanes.end(), LaneKey{rank, kind, track}) != m_pinnedLanes.end();
+}
+
+void ViewState::setLanePinned(RankId rank, const QString &kind, TrackId track, bool pinned)
+{
+    if (pinned == isLanePinned(rank, kind, track))
+        return;
+    if (pinned)
+        m_pinnedLanes.push_back({rank, kind, track});
+    else
+        std::erase(m_pinnedLanes, LaneKey{rank, kind, track});
+    Q_EMIT pinnedLanesChanged();
+}
+
+void ViewState::setPinnedLanes(std::vector<LaneKey> lanes)
+{
+    if (lanes == m_pinnedLanes)
+        return;
+    m_pinnedLanes = std::move(lanes);
+    Q_EMIT pinnedLanesChanged();
+}
+
 int ViewState::hiddenLaneCount(RankId rank) const
 {
     return static_cast<int>(std::count_if(m_hiddenLanes.begin(), m_hiddenLanes.end(),

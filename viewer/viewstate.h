@@ -136,6 +136,19 @@ public:
     int hiddenLaneCount(RankId rank = kNoRank) const;
     /// Shows the hidden lanes of `rank` (kNoRank: of every rank).
     void showHiddenLanes(RankId rank = kNoRank);
+    /// A lane named by rank, lane kind id and track (kNoTrack for rank-level lanes).
+    struct LaneKey {
+        RankId rank = kNoRank;
+        QString kind;
+        TrackId track = kNoTrack;
+        friend bool operator==(const LaneKey &, const LaneKey &) = default;
+    };
+    /// Lanes pinned to the top of the timeline, in the order they were pinned: they stay in sight
+    /// above every rank group, so rank 0's memory can be read beside rank 700's.
+    const std::vector<LaneKey> &pinnedLanes() const { return m_pinnedLanes; }
+    bool isLanePinned(RankId rank, const QString &kind, TrackId track) const;
+    void setLanePinned(RankId rank, const QString &kind, TrackId track, bool pinned);
+    void setPinnedLanes(std::vector<LaneKey> lanes);
 
     /// Offset added to every time of `rank` when it is shown (clock alignment); 0 by default.
     TimeNs clockOffset(RankId rank) const { return m_offsets.value(rank, 0); }
@@ -167,6 +180,7 @@ Q_SIGNALS:
     void memoryLaneHeightChanged(int pixels);
     /// Lanes of `rank` were hidden or shown (kNoRank: of several ranks).
     void hiddenLanesChanged(rs::RankId rank);
+    void pinnedLanesChanged();
     void clockOffsetsChanged();
     void highlightChanged(const rs::Highlight &highlight);
     /// `findingIndex` is -1 when the selection was cleared.
@@ -189,13 +203,8 @@ private:
     QSet<RankId> m_collapsed;
     bool m_compactLanes = false;
     int m_memoryLaneHeight = 0;
-    struct LaneKey {
-        RankId rank;
-        QString kind;
-        TrackId track;
-        friend bool operator==(const LaneKey &, const LaneKey &) = default;
-    };
     std::vector<LaneKey> m_hiddenLanes;
+    std::vector<LaneKey> m_pinnedLanes;
     QHash<RankId, TimeNs> m_offsets;
     Highlight m_highlight;
     int m_selectedFinding = -1;

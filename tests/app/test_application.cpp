@@ -16,6 +16,7 @@
 #include "models/diagnosticsmodel.h"
 #include "timeline/lanekind.h"
 #include "timeline/rankgroupwidget.h"
+#include "timeline/pinnedlanes.h"
 #include "timeline/timelineview.h"
 #include "timeline/trackfinder.h"
 #include "viewstate.h"
@@ -155,7 +156,9 @@ private Q_SLOTS:
         w.viewState()->setRankCollapsed(1, true);
         w.viewState()->setMemoryLaneHeight(200);
         w.viewState()->setLaneHidden(0, QStringLiteral("memory"), rs::kNoTrack, true);
+        w.viewState()->setLanePinned(1, QStringLiteral("memory"), rs::kNoTrack, true);
         reset->trigger();
+        QVERIFY(w.viewState()->pinnedLanes().empty());
         QCOMPARE(w.viewState()->memoryLaneHeight(), 0);
         QCOMPARE(w.viewState()->hiddenLaneCount(), 0);
         QVERIFY(!w.viewState()->compactLanes());
@@ -346,6 +349,7 @@ private Q_SLOTS:
             state->setRankCollapsed(0, true);
             state->setCompactLanes(true);
             state->setMemoryLaneHeight(150);
+            state->setLanePinned(2, QStringLiteral("memory"), rs::kNoTrack, true);
             state->setSelectedRank(2);
             state->setVisibleRange({full.begin + full.duration() / 4, full.begin + full.duration() / 2});
             w.compareView()->setReferenceRank(1);
@@ -378,6 +382,9 @@ private Q_SLOTS:
         QVERIFY(w.viewState()->compactLanes());
         QCOMPARE(back.view.memoryLaneHeight, 150);
         QCOMPARE(w.viewState()->memoryLaneHeight(), 150);
+        QCOMPARE(back.view.pinned.size(), std::size_t(1));
+        QCOMPARE(w.viewState()->pinnedLanes().size(), std::size_t(1));
+        QCOMPARE(w.timeline()->pinnedLanes()->rows().size(), std::size_t(1)); // rank 2's memory, under the ruler
         QCOMPARE(w.viewState()->clockOffset(1), rs::TimeNs(1'234'000));
         QCOMPARE(w.documentPath(), docPath);
         QVERIFY(!w.isWindowModified());

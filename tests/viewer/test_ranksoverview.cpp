@@ -8,7 +8,10 @@
 #include "timeline/lanekind.h"
 #include "charts/memoryplot.h"
 #include "timeline/rankgroupwidget.h"
+#include "timeline/pinnedlanes.h"
 #include "timeline/stickyheader.h"
+#include "timeline/timeruler.h"
+#include "rankcolors.h"
 #include "timeline/timelinecontext.h"
 #include "timeline/timelineview.h"
 #include "viewstate.h"
@@ -103,6 +106,7 @@ private Q_SLOTS:
     void theFullRankStandsOut();
     void clickingARowGoesToTheRank();
     void aThousandRanksHaveAHandfulOfWidgets();
+    void pinnedLanesStayAboveTheScrolledGroups();
     void stickyHeaderNamesTheRankBeingRead();
     void draggingAMemoryLaneEdgeResizesThemAll();
     void lanesCanBeHiddenAndShown();
@@ -242,6 +246,69 @@ void TestRanksOverview::aThousandRanksHaveAHandfulOfWidgets()
     QVERIFY2(widgets() <= static_cast<qsizetype>(foldedInSight) + 8, qPrintable(QString::number(widgets())));
 }
 
+// A lane pinned from the gutter's menu stays under the ruler while the groups scroll, also when its
+// rank is folded; rank 0's memory and rank 700's read one above the other.
+void TestRanksOverview::pinnedLanesStayAboveTheScrolledGroups()
+{
+    const SessionPtr session = memorySession(1024, 700);
+    OpenTimeline t(session, 800);
+    ViewState &state = t.state;
+    TimelineView &view = t.view;
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    PinnedLanes *pinned = view.pinnedLanes();
+    QVERIFY(pinned->isHidden());
+    QCOMPARE(view.viewport()->geometry().top(), TimeRuler::kHeight);
+    RankGroupWidget *g0 = view.rankGroup(0);
+    const Lane *memory = g0->layout().memoryLane();
+    QVERIFY(memory);
+    std::unique_ptr<QMenu> menu(g0->laneMenu(QPoint(20, memory->top + 5)));
+    QAction *pin = nullptr;
+    for (QAction *a : menu->actions())
+        if (a->text().startsWith(QLatin1String("Pin Lane")))
+            pin = a;
+    QVERIFY(pin);
+    pin->trigger();
+    QVERIFY(state.isLanePinned(0, QStringLiteral("memory"), kNoTrack));
+    state.setLanePinned(700, QStringLiteral("memory"), kNoTrack, true);
+    QCOMPARE(pinned->rows().size(), std::size_t(2));
+    QCOMPARE(pinned->rows()[1].rank, RankId(700));
+    QVERIFY(pinned->rows()[1].lane.title.startsWith(QLatin1String("Rank 700")));
+    // The strip sits between the ruler and the groups, as tall as its lanes.
+    QVERIFY(pinned->isVisible());
+    QCOMPARE(pinned->stripHeight(), 2 * memory->height + 1);
+    QCOMPARE(pinned->geometry().top(), TimeRuler::kHeight);
+    QCOMPARE(view.viewport()->geometry().top(), TimeRuler::kHeight + pinned->stripHeight());
+    // Scrolled to the middle, with rank 700 folded: both lanes are still there, with their curves.
+    view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum() / 2);
+    state.setRankCollapsed(700, true);
+    QCOMPARE(pinned->rows().size(), std::size_t(2));
+    QVERIFY(rs::test::keepScreenshot(view.grab().toImage(), QStringLiteral("pinned-lanes.png")));
+    const QImage strip = pinned->grab().toImage();
+    for (const PinnedLanes::Row &row : pinned->rows()) {
+        int painted = 0;
+        for (int x = view.gutterWidth() + 2; x < strip.width() - 2; x += 4)
+            painted += strip.pixelColor(x, row.y + row.lane.height - 6) != QColor(Qt::white) ? 1 : 0;
+        QVERIFY2(painted > 100, qPrintable(QStringLiteral("rank %1: %2").arg(row.rank).arg(painted)));
+        // The gutter starts with the rank's colour stripe.
+        QCOMPARE(strip.pixelColor(1, row.y + 4).rgb(), RankColors::color(row.rank).rgb());
+    }
+    // The gutter menu of a pinned lane unpins it; with nothing pinned the strip goes. (Scrolled
+    // away, rank 0's widget went to another group: ask for it again.)
+    g0 = view.rankGroup(0);
+    QCOMPARE(g0->rank(), RankId(0));
+    menu.reset(g0->laneMenu(QPoint(20, g0->layout().memoryLane()->top + 5)));
+    QAction *unpin = nullptr;
+    for (QAction *a : menu->actions())
+        if (a->text().startsWith(QLatin1String("Unpin Lane")))
+            unpin = a;
+    QVERIFY(unpin);
+    unpin->trigger();
+    QCOMPARE(pinned->rows().size(), std::size_t(1));
+    state.setPinnedLanes({});
+    QVERIFY(pinned->isHidden());
+    QCOMPARE(view.viewport()->geometry().top(), TimeRuler::kHeight);
+}
+
 // Scrolled into the middle of a rank's lanes, its header stays pinned at the top of the viewport;
 // at a group's own header nothing is pinned; a click on the pinned header folds the rank.
 void TestRanksOverview::stickyHeaderNamesTheRankBeingRead()
@@ -325,7 +392,7 @@ void TestRanksOverview::lanesCanBeHiddenAndShown()
     const int height = g1->layout().height();
     const int memoryHeight = memory->height;
     std::unique_ptr<QMenu> menu(g1->laneMenu(QPoint(20, memory->top + 5)));
-    QCOMPARE(menu->actions().size(), 1); // nothing hidden yet: only "Hide Lane"
+    QCOMPARE(menu->actions().size(), 2); // nothing hidden yet: "Hide Lane" and "Pin Lane"
     QVERIFY(menu->actions().front()->text().contains(QLatin1String("Memory")));
     menu->actions().front()->trigger();
     QVERIFY(state.isLaneHidden(1, QStringLiteral("memory"), kNoTrack));

@@ -89,6 +89,35 @@ void RankGroupPainter::paint(LaneFrame &f)
     f.gutter = nullptr;
 }
 
+void RankGroupPainter::paintLane(LaneFrame &f, const Lane &lane)
+{
+    QPainter &p = *f.painter;
+    TimelineContext &ctx = *f.ctx;
+    const int g = ctx.gutterWidth;
+    const QRect full(0, lane.top, f.width, lane.height);
+    p.fillRect(full, Qt::white);
+    QFont laneFont = f.font;
+    laneFont.setPixelSize(11);
+    LanePainter lanes(p, ctx, f.view, f.offset, f.width);
+    GutterPainter gutter(p, ctx, f.width, f.font);
+    f.lanes = &lanes;
+    f.gutter = &gutter;
+    const QRect data = QRect(g, lane.top, f.width - g, lane.height);
+    p.setClipRect(data);
+    p.setFont(laneFont);
+    if (lane.kind->drawsGrid())
+        lanes.grid(lane.top, lane.height - 1);
+    lane.kind->paint(lane, f);
+    lanes.oomLines(f.rank, lane.top, lane.top + lane.height - 2);
+    p.setClipping(false);
+    p.setPen(kSeparator);
+    p.drawLine(0, lane.top + lane.height - 1, f.width, lane.top + lane.height - 1);
+    lane.kind->paintGutter(lane, f);
+    p.fillRect(QRect(0, lane.top, GutterPainter::kStripe, lane.height - 1), RankColors::color(f.rank));
+    f.lanes = nullptr;
+    f.gutter = nullptr;
+}
+
 EventRef RankGroupPainter::hitTest(const LaneFrame &f, QPoint pos)
 {
     if (pos.x() < f.ctx->gutterWidth || pos.x() >= f.width)

@@ -14,6 +14,10 @@ public:
     /// Paints the group `frame` describes (painter, context, layout, header, scale, exposed area),
     /// in group coordinates.
     static void paint(LaneFrame &frame);
+    /// Paints `lane` alone (one of frame.layout's lanes, possibly retitled): its grid, content,
+    /// separator and gutter, the rank's OOM lines across it and its colour stripe, in group
+    /// coordinates (the caller translates). Pinned lanes are painted this way.
+    static void paintLane(LaneFrame &frame, const Lane &lane);
     /// The lane at `pos` (group coordinates) and its kind's hit-test; none in the gutter.
     static EventRef hitTest(const LaneFrame &frame, QPoint pos);
     /// The tooltip of what lies at `pos`, `hit` being hitTest's answer there.

@@ -328,6 +328,11 @@ QMenu *RankGroupWidget::laneMenu(QPoint pos, QWidget *parent)
         const QString kind = laneKindId(*lane);
         const TrackId track = lane->track;
         menu->addAction(tr("Hide Lane “%1”").arg(lane->title), menu, [state, rank, kind, track] { state->setLaneHidden(rank, kind, track, true); });
+        // Pinned, it stays under the ruler while the groups scroll: rank 0's memory beside rank 700's.
+        if (state->isLanePinned(rank, kind, track))
+            menu->addAction(tr("Unpin Lane “%1”").arg(lane->title), menu, [state, rank, kind, track] { state->setLanePinned(rank, kind, track, false); });
+        else
+            menu->addAction(tr("Pin Lane “%1” to Top").arg(lane->title), menu, [state, rank, kind, track] { state->setLanePinned(rank, kind, track, true); });
     }
     if (const int n = state->hiddenLaneCount(rank); n > 0)
         menu->addAction(tr("Show %1 Hidden Lane(s) of Rank %2").arg(n).arg(rank), menu, [state, rank] { state->showHiddenLanes(rank); });

@@ -7,6 +7,7 @@
 #include "annotationoverlay.h"
 #include "annotations/annotationstore.h"
 #include "findingsstrip.h"
+#include "pinnedlanes.h"
 #include "rankgroupwidget.h"
 #include "shortcutsheet.h"
 #include "timelinecontext.h"
@@ -60,6 +61,14 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     m_jobFindings = new FindingsStrip(this);
     m_jobFindings->setGutterWidth(m_ctx->gutterWidth);
     m_jobFindings->hide();
+    m_pinned = new PinnedLanes(*m_ctx, this);
+    connect(m_pinned, &PinnedLanes::heightChanged, this, &TimelineView::updateTopMargin);
+    connect(m_state, &ViewState::pinnedLanesChanged, m_pinned, &PinnedLanes::rebuild);
+    connect(m_state, &ViewState::memoryLaneHeightChanged, m_pinned, &PinnedLanes::rebuild);
+    for (auto signal : {&ViewState::selectionChanged, &ViewState::hoveredChanged})
+        connect(m_state, signal, m_pinned, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::highlightChanged, m_pinned, qOverload<>(&QWidget::update));
+    connect(m_state, &ViewState::clockOffsetsChanged, m_pinned, qOverload<>(&QWidget::update));
     m_annotations = new AnnotationOverlay(this);
     placeRuler();
     connect(verticalScrollBar(), &QScrollBar::valueChanged, m_annotations, qOverload<>(&QWidget::update));
@@ -79,6 +88,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     connect(m_ruler, &TimeRuler::ticksChanged, this, [this] {
         for (RankGroupWidget *g : m_groups)
             g->viewChanged();
+        m_pinned->update();
         m_annotations->update();
     });
     connect(m_state, &ViewState::highlightChanged, this, [this] {
@@ -196,6 +206,7 @@ void TimelineView::setSession(SessionPtr session)
     m_untimed->setVisible(m_ctx->session && covered.isEmpty());
     m_state->setFullRange(full);
     m_ctx->groups.build(*m_ctx, 0);
+    m_pinned->rebuild();
     restack();
     m_annotations->syncFindingRows();
     Q_EMIT contentChanged();
@@ -220,6 +231,7 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
     // no rows of their own.
     m_annotations->syncFindingRows();
     m_annotations->update();
+    m_pinned->update();
     Q_EMIT contentChanged();
 }
 
@@ -228,7 +240,13 @@ void TimelineView::setJobFindingsStrip(bool shown)
     if (shown == m_jobFindings->isVisible())
         return;
     m_jobFindings->setVisible(shown);
-    setViewportMargins(0, TimeRuler::kHeight + (shown ? FindingsStrip::kHeight : 0), 0, 0);
+    updateTopMargin();
+}
+
+void TimelineView::updateTopMargin()
+{
+    const int strip = m_jobFindings->isVisible() ? FindingsStrip::kHeight : 0;
+    setViewportMargins(0, TimeRuler::kHeight + m_pinned->stripHeight() + strip, 0, 0);
     placeRuler();
 }
 
@@ -464,7 +482,9 @@ void TimelineView::placeRuler()
 {
     const QRect vp = viewport()->geometry();
     const int strip = m_jobFindings->isVisible() ? FindingsStrip::kHeight : 0;
-    m_ruler->setGeometry(vp.x(), vp.y() - strip - TimeRuler::kHeight, vp.width(), TimeRuler::kHeight);
+    const int pinned = m_pinned->stripHeight();
+    m_ruler->setGeometry(vp.x(), vp.y() - strip - pinned - TimeRuler::kHeight, vp.width(), TimeRuler::kHeight);
+    m_pinned->setGeometry(vp.x(), vp.y() - strip - pinned, vp.width(), pinned);
     m_jobFindings->setGeometry(vp.x(), vp.y() - strip, vp.width(), strip);
     // The overlay covers the strip too, so a job-wide badge there is drawn (and dragged) like any other.
     m_annotations->setGeometry(vp.adjusted(0, -strip, 0, 0));

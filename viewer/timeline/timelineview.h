@@ -30,6 +30,7 @@ namespace rs {
 class AnnotationOverlay;
 class AnnotationStore;
 class FindingsStrip;
+class PinnedLanes;
 class RankGroupWidget;
 class StickyHeader;
 class TimeRuler;
@@ -66,6 +67,8 @@ public:
     FindingsStrip *jobFindingsStrip() const { return m_jobFindings; }
     /// The pinned header of the rank whose lanes fill the viewport's top.
     StickyHeader *stickyHeader() const { return m_sticky; }
+    /// The lanes pinned under the ruler (ViewState::pinnedLanes); hidden when none are.
+    PinnedLanes *pinnedLanes() const { return m_pinned; }
     /// Shows or hides jobFindingsStrip() (the AnnotationOverlay decides).
     void setJobFindingsStrip(bool shown);
     ViewState *viewState() const { return m_state; }
@@ -143,7 +146,9 @@ private:
     void releaseWidget(RankGroupWidget *g);
     void placeWidget(RankGroupWidget *g);
     void placeStickyHeader();
-    void placeRuler(); // and the job-wide findings strip and the annotation overlay
+    void placeRuler(); // and the pinned lanes, the job-wide findings strip and the annotation overlay
+    /// Room above the viewport: the ruler, the pinned lanes, the job-wide findings strip.
+    void updateTopMargin();
     void zoomAround(double factor, std::optional<int> x);
     void panByFraction(double fraction);
     void stepSelection(int direction);
@@ -158,6 +163,7 @@ private:
     QLabel *m_untimed; // shown when no data has a time
     FindingsStrip *m_jobFindings;     // under the ruler, outside the viewport like it
     StickyHeader *m_sticky;           // the header of the rank being read, pinned at the viewport's top
+    PinnedLanes *m_pinned;            // under the ruler, outside the viewport like it
     AnnotationOverlay *m_annotations; // on top of the groups, across all of them and the strip
     std::vector<RankGroupWidget *> m_groups; // bound to a group, in no order
     std::vector<RankGroupWidget *> m_spare;  // idle, hidden, ready to bind
