@@ -1,31 +1,7 @@
 #include "importcontroller.h"
 
-#include <QCoreApplication>
-#include <QMetaObject>
-#include <QPointer>
-
-#include <thread>
 
 namespace rs {
-
-struct ImportController::Job {
-    quint64 generation = 0;
-    std::unique_ptr<SessionLoader> loader;
-    std::unique_ptr<SessionLoader::Progress> progress;
-    std::thread thread;
-
-    ~Job()
-    {
-        // The last owner may be the posted result event destroyed at shutdown, or (never in
-        // practice) the worker itself; never destroy a joinable std::thread.
-        if (thread.joinable()) {
-            if (thread.get_id() == std::this_thread::get_id())
-                thread.detach();
-            else
-                thread.join();
-        }
-    }
-};
 
 ImportController::ImportController(QObject *parent)
     : QObject(parent)
@@ -37,12 +13,11 @@ ImportController::ImportController(QObject *parent)
 
 ImportController::~ImportController()
 {
-    // Cancelled jobs finish on their own threads; wait for the current one so nothing outlives us.
-    if (m_running) {
-        m_running->progress->cancel = true;
-        if (m_running->thread.joinable())
-            m_running->thread.join();
-    }
+    // The loader reads files the caller may delete next: stop it and let it finish before we go.
+    if (m_progress)
+        m_progress->cancel = true;
+    if (m_jobs.isBusy())
+        JobTracker::waitForPool();
 }
 
 void ImportController::open(const QStringList &paths)
@@ -51,64 +26,50 @@ void ImportController::open(const QStringList &paths)
     std::vector<std::string> files;
     for (const QString &p : paths)
         files.push_back(p.toStdString());
-    auto job = std::make_shared<Job>();
-    job->generation = ++m_generation;
     m_lastPaths = paths;
-    job->loader = std::make_unique<SessionLoader>(std::move(files), m_options);
-    job->progress = std::make_unique<SessionLoader::Progress>(job->loader->files().size());
-    m_running = job;
-    Q_EMIT started(job->generation, static_cast<int>(job->loader->files().size()));
-    QPointer<ImportController> self(this);
-    // The job keeps itself alive (shared_ptr captured) until its result has been delivered.
-    job->thread = std::thread([job, self] {
-        SessionPtr session = job->loader->run(job->progress.get());
-        const bool wasCancelled = job->progress->cancel.load();
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [job, self, session, wasCancelled] {
-                if (job->thread.joinable())
-                    job->thread.join();
-                if (self)
-                    self->jobDone(job->generation, session, wasCancelled);
-            },
-            Qt::QueuedConnection);
-    });
+    auto loader = std::make_shared<const SessionLoader>(std::move(files), m_options);
+    auto progress = std::make_shared<SessionLoader::Progress>(loader->files().size());
+    m_progress = progress;
+    // On the pool like the analysis and the compare totals (JobTracker): a newer open() or a
+    // cancel() makes this generation stale, and its result is dropped when it arrives. The loader
+    // spreads the files over its own threads.
+    const quint64 generation = m_jobs.run(
+        [loader, progress] { return Loaded{loader->run(progress.get()), progress->cancel.load()}; },
+        [this](const Loaded &loaded) { jobDone(loaded); });
+    Q_EMIT started(generation, static_cast<int>(loader->files().size()));
     m_poll.start();
 }
 
 void ImportController::cancel()
 {
-    if (!m_running)
+    if (!m_progress)
         return;
-    m_running->progress->cancel = true;
-    const quint64 gen = m_running->generation;
-    // Detach from the stale job: its result will be dropped by the generation check.
-    m_running.reset();
+    m_progress->cancel = true;
+    m_progress.reset();
+    const quint64 generation = m_jobs.generation();
+    m_jobs.cancel(); // what still runs is dropped when it finishes
     m_poll.stop();
-    Q_EMIT cancelled(gen);
+    Q_EMIT cancelled(generation);
 }
 
 void ImportController::pollProgress()
 {
-    if (!m_running)
+    if (!m_progress)
         return;
-    const auto &p = *m_running->progress;
-    Q_EMIT progress(m_running->generation, p.done(), p.bytesTotal.load(), p.filesDone.load(),
-                    static_cast<int>(p.bytesDone.size()));
+    const auto &p = *m_progress;
+    Q_EMIT progress(m_jobs.generation(), p.done(), p.bytesTotal.load(), p.filesDone.load(), static_cast<int>(p.bytesDone.size()));
 }
 
-void ImportController::jobDone(quint64 generation, SessionPtr session, bool wasCancelled)
+void ImportController::jobDone(const Loaded &loaded)
 {
-    if (generation != m_generation || !m_running || m_running->generation != generation)
-        return; // stale: a newer open() or a cancel() superseded it
     pollProgress();
-    m_running.reset();
+    m_progress.reset();
     m_poll.stop();
-    if (wasCancelled) {
-        Q_EMIT cancelled(generation);
+    if (loaded.cancelled) {
+        Q_EMIT cancelled(m_jobs.generation());
         return;
     }
-    Q_EMIT finished(generation, std::move(session));
+    Q_EMIT finished(m_jobs.generation(), loaded.session);
 }
 
 } // namespace rs

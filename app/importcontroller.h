@@ -1,7 +1,9 @@
 #pragma once
-// Runs imports in the background for the GUI. Each open() starts a new generation; results of an
-// older generation are dropped when they arrive, so a slow stale load never replaces a newer one.
+// Runs imports in the background for the GUI, on the thread pool through JobTracker (like the
+// analysis and the compare totals). Each open() starts a new generation; results of an older
+// generation are dropped when they arrive, so a slow stale load never replaces a newer one.
 
+#include "jobtracker.h"
 #include "sessionloader.h"
 
 #include <QObject>
@@ -28,8 +30,8 @@ public:
     /// Paths of the newest load, to load again with changed options.
     const QStringList &lastPaths() const { return m_lastPaths; }
     /// Generation of the newest load (0 before the first).
-    quint64 generation() const { return m_generation; }
-    bool isBusy() const { return m_running != nullptr; }
+    quint64 generation() const { return m_jobs.generation(); }
+    bool isBusy() const { return m_progress != nullptr; }
 
 public Q_SLOTS:
     /// Starts loading `paths` (files or folders). A load already running is cancelled.
@@ -45,14 +47,17 @@ Q_SIGNALS:
     void cancelled(quint64 generation);
 
 private:
-    struct Job;
+    struct Loaded {
+        SessionPtr session;
+        bool cancelled = false;
+    };
     void pollProgress();
-    void jobDone(quint64 generation, SessionPtr session, bool wasCancelled);
+    void jobDone(const Loaded &loaded);
 
     SessionLoader::Options m_options;
     QStringList m_lastPaths;
-    quint64 m_generation = 0;
-    std::shared_ptr<Job> m_running;
+    std::shared_ptr<SessionLoader::Progress> m_progress; // of the newest load while it runs
+    JobTracker m_jobs{this};
     QTimer m_poll;
 };
 

@@ -111,6 +111,7 @@ MainWindow::MainWindow(QWidget *parent)
     // Unsaved annotation edits mark the window modified; saving the session marks it clean.
     connect(m_annotations->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
     m_compare = new CompareView(m_state);
+    m_compare->setTimeline(m_timeline); // its overview rows paint from the timeline, like the dock
 
     m_welcome = new WelcomePage;
     connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::openPaths);

@@ -3,6 +3,8 @@
 // shows the worst of the ranks it stands for); hovering names the rank and its value; clicking a
 // row selects the rank and the timeline scrolls to its lanes.
 
+#include "compare/compareview.h"
+#include "compare/smallmultiples.h"
 #include "timeline/ranksoverview.h"
 #include "timeline/ranksoverviewpainter.h"
 #include "timeline/lanekind.h"
@@ -107,6 +109,7 @@ private Q_SLOTS:
     void clickingARowGoesToTheRank();
     void aThousandRanksHaveAHandfulOfWidgets();
     void pinnedLanesStayAboveTheScrolledGroups();
+    void compareRanksUsesRowsForManyRanks();
     void stickyHeaderNamesTheRankBeingRead();
     void draggingAMemoryLaneEdgeResizesThemAll();
     void lanesCanBeHiddenAndShown();
@@ -307,6 +310,41 @@ void TestRanksOverview::pinnedLanesStayAboveTheScrolledGroups()
     state.setPinnedLanes({});
     QVERIFY(pinned->isHidden());
     QCOMPARE(view.viewport()->geometry().top(), TimeRuler::kHeight);
+}
+
+// The Compare Ranks tab draws a job of many ranks as the overview's thin rows instead of a wall of
+// small multiples; a few ranks keep their charts; the user can switch either way.
+void TestRanksOverview::compareRanksUsesRowsForManyRanks()
+{
+    ViewState state;
+    TimelineView view(&state);
+    CompareView compare(&state);
+    compare.resize(1200, 700);
+    QCOMPARE(compare.ranksLayout(), CompareView::RanksLayout::SmallMultiples);
+    compare.setTimeline(&view);
+    QVERIFY(compare.overviewRows());
+    const SessionPtr many = memorySession(1024, 700);
+    view.setSession(many);
+    compare.setSession(many);
+    QCOMPARE(compare.ranksLayout(), CompareView::RanksLayout::OverviewRows);
+    compare.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&compare));
+    QVERIFY(compare.overviewRows()->isVisible());
+    QVERIFY(!compare.smallMultiples()->isVisible());
+    QCOMPARE(compare.overviewRows()->frame().ranks.size(), std::size_t(1024));
+    QVERIFY(rs::test::keepScreenshot(compare.grab().toImage(), QStringLiteral("compare-1024-ranks.png")));
+    // Clicking the full rank's row (700) selects the rank everywhere; a row is under a pixel tall
+    // here, so the pixel may belong to its neighbour.
+    const auto [top, bottom] = RanksOverviewPainter::rowOf(compare.overviewRows()->frame(), 700);
+    QTest::mouseClick(compare.overviewRows(), Qt::LeftButton, {}, QPoint(compare.overviewRows()->rowsRect().center().x(), (top + bottom) / 2));
+    QVERIFY2(std::abs(state.selectedRank() - 700) <= 1, qPrintable(QString::number(state.selectedRank())));
+    compare.setRanksLayout(CompareView::RanksLayout::SmallMultiples);
+    QVERIFY(compare.smallMultiples()->isVisible());
+    // Eight ranks open as small multiples.
+    const SessionPtr few = memorySession(8, 3);
+    view.setSession(few);
+    compare.setSession(few);
+    QCOMPARE(compare.ranksLayout(), CompareView::RanksLayout::SmallMultiples);
 }
 
 // Scrolled into the middle of a rank's lanes, its header stays pinned at the top of the viewport;

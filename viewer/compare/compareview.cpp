@@ -9,6 +9,7 @@
 #include "smallmultiples.h"
 #include "stepdiffmodel.h"
 #include "timeformat.h"
+#include "timeline/ranksoverview.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -19,6 +20,7 @@
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QPainter>
 #include <QStyledItemDelegate>
@@ -135,6 +137,14 @@ void CompareView::buildUi()
     m_showRef->setChecked(true);
     top->addWidget(m_showRef);
     top->addStretch(1);
+    m_layoutBox = new QComboBox(this);
+    m_layoutBox->addItem(tr("Small multiples"));
+    m_layoutBox->addItem(tr("Overview rows"));
+    m_layoutBox->setToolTip(tr("A chart per rank, or one thin row per rank (for jobs of many ranks)"));
+    m_layoutBox->setEnabled(false); // until there is a timeline to paint rows from
+    connect(m_layoutBox, &QComboBox::activated, this,
+            [this](int i) { setRanksLayout(i == 1 ? RanksLayout::OverviewRows : RanksLayout::SmallMultiples); });
+    top->addWidget(m_layoutBox);
     auto *legend = new QLabel(legendHtml(), this);
     legend->setTextFormat(Qt::RichText);
     top->addWidget(legend);
@@ -145,7 +155,9 @@ void CompareView::buildUi()
 
     // Ranks tab.
     auto *ranksSplit = new QSplitter(Qt::Vertical, m_tabs);
-    auto *scroll = new QScrollArea(ranksSplit);
+    m_ranksPages = new QStackedWidget(ranksSplit);
+    auto *scroll = new QScrollArea(m_ranksPages);
+    m_ranksPages->addWidget(scroll);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     m_multiples = new SmallMultiples(m_state, scroll);
@@ -158,7 +170,7 @@ void CompareView::buildUi()
     m_metricsTable->setModel(m_metricsProxy);
     m_metricsTable->sortByColumn(RankMetricsModel::RankColumn, Qt::AscendingOrder);
     m_metricsTable->setToolTip(tr("Click a rank to select it everywhere; double-click to make it the reference."));
-    ranksSplit->addWidget(scroll);
+    ranksSplit->addWidget(m_ranksPages);
     ranksSplit->addWidget(m_metricsTable);
     ranksSplit->setStretchFactor(0, 3);
     ranksSplit->setStretchFactor(1, 2);
@@ -281,8 +293,32 @@ void CompareView::setSession(SessionPtr session)
     m_metrics->setAnalysis(nullptr, 0);
     m_multiples->setAnalysis(nullptr);
     m_multiples->setSession(m_session);
+    // A thousand small multiples are a wall; a thousand thin rows fit the screen.
+    if (m_rows && m_session)
+        setRanksLayout(static_cast<int>(m_multiples->shownRanks().size()) >= kOverviewRanks ? RanksLayout::OverviewRows
+                                                                                           : RanksLayout::SmallMultiples);
     fillRankCombos();
     pickDefaults();
+}
+
+void CompareView::setTimeline(TimelineView *timeline)
+{
+    if (m_rows || !timeline)
+        return;
+    m_rows = new RanksOverview(timeline, m_ranksPages);
+    m_ranksPages->addWidget(m_rows);
+    m_layoutBox->setEnabled(true);
+}
+
+void CompareView::setRanksLayout(RanksLayout layout)
+{
+    if (layout == RanksLayout::OverviewRows && !m_rows)
+        layout = RanksLayout::SmallMultiples;
+    m_layout = layout;
+    m_ranksPages->setCurrentIndex(layout == RanksLayout::OverviewRows ? 1 : 0);
+    m_layoutBox->setCurrentIndex(layout == RanksLayout::OverviewRows ? 1 : 0);
+    // The reference curve belongs to the small multiples.
+    m_showRef->setEnabled(layout == RanksLayout::SmallMultiples);
 }
 
 void CompareView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)

@@ -26,6 +26,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QStackedWidget;
 class QTabWidget;
 class QTableView;
 
@@ -34,7 +35,9 @@ namespace rs {
 class CompareSortFilterModel;
 class OpDiffModel;
 class RankMetricsModel;
+class RanksOverview;
 class SmallMultiples;
+class TimelineView;
 class StepDiffModel;
 
 class CompareView : public QWidget
@@ -63,6 +66,19 @@ public:
     void setCompletedStepsOnly(bool only);
     /// Shows the diff tab (true) or the ranks tab (false).
     void showDiff(bool diff);
+
+    /// How the Ranks tab draws the ranks: a small multiple each (memory and steps), or one thin
+    /// heat row each (RanksOverview), which a job of hundreds or thousands of ranks needs to fit.
+    enum class RanksLayout { SmallMultiples, OverviewRows };
+    /// From this many shown ranks on, a new session opens with overview rows.
+    static constexpr int kOverviewRanks = 64;
+    /// The timeline whose time axis and context the overview rows paint from (they are the same
+    /// rows as the Ranks Overview dock). Without one there are only small multiples.
+    void setTimeline(TimelineView *timeline);
+    RanksLayout ranksLayout() const { return m_layout; }
+    void setRanksLayout(RanksLayout layout);
+    /// The overview rows (nullptr before setTimeline).
+    RanksOverview *overviewRows() const { return m_rows; }
 
     /// The parts, for the exporter and tests.
     SmallMultiples *smallMultiples() const { return m_multiples; }
@@ -100,6 +116,10 @@ private:
     bool m_updatingCombos = false;
 
     QTabWidget *m_tabs = nullptr;
+    RanksLayout m_layout = RanksLayout::SmallMultiples;
+    QStackedWidget *m_ranksPages = nullptr; // small multiples, overview rows
+    QComboBox *m_layoutBox = nullptr;
+    RanksOverview *m_rows = nullptr;
     QComboBox *m_refCombo = nullptr;
     QLabel *m_refNote = nullptr;
     QCheckBox *m_showRef = nullptr;
