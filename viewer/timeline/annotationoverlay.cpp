@@ -54,12 +54,12 @@ void AnnotationOverlay::setStore(AnnotationStore *store)
         connect(store, &AnnotationStore::changed, this, [this] {
             // Not while a badge is dragged: a lane coming or going would move the rows under the mouse.
             if (m_mode != Mode::Drag)
-                syncFindingRows();
+                m_view->syncFindingRows();
             update();
         });
         connect(store, &AnnotationStore::selectionChanged, this, qOverload<>(&QWidget::update));
     }
-    syncFindingRows();
+    m_view->syncFindingRows();
     update();
 }
 
@@ -71,22 +71,6 @@ void AnnotationOverlay::watch(RankGroupWidget *group)
 bool AnnotationOverlay::isMarker(const Annotation &a) const
 {
     return a.origin == Annotation::Origin::Finding && a.kind != Annotation::Kind::Arrow && findingNumberOf(a) > 0;
-}
-
-void AnnotationOverlay::syncFindingRows()
-{
-    std::set<RankId> ranks;
-    bool jobWide = false;
-    if (m_store)
-        for (const Annotation &a : m_store->visibleAnnotations())
-            if (isMarker(a)) {
-                if (a.rank == kNoRank)
-                    jobWide = true;
-                else
-                    ranks.insert(a.rank);
-            }
-    m_view->setFindingRows(ranks);
-    m_view->setJobFindingsStrip(jobWide);
 }
 
 QRectF AnnotationOverlay::viewportArea() const
@@ -481,7 +465,7 @@ bool AnnotationOverlay::mouseRelease(QMouseEvent *event)
             m_store->setSelectedId(m_store->add(*range));
     }
     m_mode = Mode::Idle;
-    syncFindingRows(); // held back while dragging: a badge moved onto another rank moves its row
+    m_view->syncFindingRows(); // held back while dragging: a badge moved onto another rank moves its row
     update();
     return true;
 }

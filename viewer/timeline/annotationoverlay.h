@@ -10,7 +10,7 @@
 // does: a rank's in the Findings lane under its group's header (LaneLayout, LaneId::Findings),
 // job-wide ones in the strip pinned under the ruler (TimelineView::jobFindingsStrip), so they cover
 // neither the header's summary and divergence text nor the curves and spans they are about; ranges
-// keep their shading and dashed edges. syncFindingRows() gives those rows to exactly the ranks (and
+// keep their shading and dashed edges. TimelineView::syncFindingRows() gives those rows to exactly the ranks (and
 // the job) that have visible numbered finding annotations, so they come and go with Edit ▸ Show
 // Finding Annotations and with each analysis. A collapsed group gets no lane (it stays two rows):
 // its badges sit on its summary strip. Hovering a badge tells the finding's severity and full title,
@@ -54,9 +54,6 @@ public:
     AnnotationStore *store() const { return m_store; }
     /// Starts handling the mouse of `group` (the view calls this for each group it makes).
     void watch(RankGroupWidget *group);
-    /// Gives a Findings lane to the rank groups with visible numbered finding annotations, and the
-    /// job-wide strip to the view when there are job-wide ones; takes them away from the rest.
-    void syncFindingRows();
     /// True when `a` is drawn as a numbered badge: a finding annotation (not an arrow) that the
     /// view's analysis numbers.
     bool isMarker(const Annotation &a) const;

@@ -200,7 +200,7 @@ void RanksOverviewPainter::paint(QPainter &p, const Frame &f)
         for (std::size_t i = next; i < last; ++i)
             accumulate(f, f.ranks[i], columns);
         for (std::size_t x = 0; x < width; ++x)
-            bins[x] = columns[x] < 0 ? -1 : static_cast<int>(std::lround(std::clamp(columns[x], 0.0, 1.0) * 255.0));
+            bins[x] = columns[x] < 0 ? -1 : static_cast<int>(std::clamp(columns[x], 0.0, 1.0) * 255.0 + 0.5); // rounded (a million a frame: no lround)
         // Runs of one colour are one rectangle.
         std::size_t run = 0;
         for (std::size_t x = 1; x <= width; ++x) {

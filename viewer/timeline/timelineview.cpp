@@ -208,7 +208,7 @@ void TimelineView::setSession(SessionPtr session)
     m_ctx->groups.build(*m_ctx, 0);
     m_pinned->rebuild();
     restack();
-    m_annotations->syncFindingRows();
+    syncFindingRows();
     Q_EMIT contentChanged();
 }
 
@@ -229,7 +229,7 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
         g->analysisChanged();
     // Finding markers take their numbers from the analysis: without one they are callouts and need
     // no rows of their own.
-    m_annotations->syncFindingRows();
+    syncFindingRows();
     m_annotations->update();
     m_pinned->update();
     Q_EMIT contentChanged();
@@ -255,8 +255,21 @@ std::shared_ptr<const AnalysisResult> TimelineView::analysis() const
     return m_ctx->analysis;
 }
 
-void TimelineView::setFindingRows(const std::set<RankId> &ranks)
+void TimelineView::syncFindingRows()
 {
+    std::set<RankId> ranks;
+    bool jobWide = false;
+    if (const AnnotationStore *store = m_annotations->store()) {
+        const FindingNumbers numbers = m_ctx->analysis ? findingNumbers(*m_ctx->analysis) : FindingNumbers();
+        for (const Annotation &a : store->visibleAnnotations())
+            if (a.origin == Annotation::Origin::Finding && a.kind != Annotation::Kind::Arrow && findingNumber(numbers, a) > 0) {
+                if (a.rank == kNoRank)
+                    jobWide = true;
+                else
+                    ranks.insert(a.rank);
+            }
+    }
+    setJobFindingsStrip(jobWide);
     bool changed = false;
     for (const GroupEntry &e : m_ctx->groups.entries())
         changed |= m_ctx->groups.setFindings(*m_ctx, e.rank, ranks.contains(e.rank));

@@ -86,8 +86,11 @@ public:
     int canvasTop() const;
     /// Viewport row of `group`'s top.
     int viewportY(const GroupEntry &group) const;
-    /// Gives a Findings row to exactly `ranks`' groups (the AnnotationOverlay decides).
-    void setFindingRows(const std::set<RankId> &ranks);
+    /// Gives a Findings row to the rank groups with visible numbered finding annotations (the
+    /// annotation store's finding-made markers the analysis numbers), and the job-wide strip when
+    /// there are job-wide ones; takes them away from the rest. The annotation layer asks for it
+    /// when annotations change (not in the middle of a drag).
+    void syncFindingRows();
     /// False when nothing of the session has a time (its full range is then a placeholder).
     bool hasTimedData() const;
     /// Width of the lane-name gutter; the time axis starts right of it.
