@@ -1,5 +1,7 @@
 #include "rankcolors.h"
 
+#include "palette.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -34,6 +36,14 @@ QColor RankColors::textColor(RankId rank)
     QColor c = color(rank);
     // Lightness around 35% reads well on white for every hue in the list.
     return QColor::fromHslF(c.hslHueF() < 0 ? 0 : c.hslHueF(), std::min(1.0f, c.hslSaturationF()), 0.35f);
+}
+
+QColor RankColors::textColor(RankId rank, const Palette &palette)
+{
+    if (!palette.isDark())
+        return textColor(rank);
+    const QColor c = color(rank);
+    return QColor::fromHslF(c.hslHueF() < 0 ? 0 : c.hslHueF(), std::min(1.0f, c.hslSaturationF()), 0.72f);
 }
 
 QColor RankColors::tint(RankId rank, int alpha)

@@ -16,6 +16,8 @@ public:
     static QColor color(RankId rank);
     /// A darker variant with enough contrast for text and thin lines on a white background.
     static QColor textColor(RankId rank);
+    /// The same, readable on `palette`'s background (lighter on a dark one).
+    static QColor textColor(RankId rank, const class Palette &palette);
     /// A light tint for backgrounds and area fills.
     static QColor tint(RankId rank, int alpha = 48);
     /// Size of the fixed list before generated hues take over.

@@ -2,6 +2,10 @@
 // the ruler put ink where the session says they are, and that empty time stays background.
 
 #include "testsession.h"
+#include "export/figureoptions.h"
+#include "export/figurerenderer.h"
+#include "palette.h"
+#include "screenshot.h"
 #include "timeline/lanekind.h"
 
 #include "rankcolors.h"
@@ -11,7 +15,10 @@
 #include "timeline/timeruler.h"
 
 #include <QElapsedTimer>
+#include <QGuiApplication>
 #include <QImage>
+#include <QPainter>
+#include <QPalette>
 #include <QTest>
 
 using namespace rs;
@@ -42,6 +49,7 @@ class TestTimelineRender : public QObject
 private Q_SLOTS:
     void lanesHaveInkWhereEventsAre();
     void manySpansStayCheapAndVisible();
+    void darkDesktopDarkTimelineWhitePaper();
 };
 
 void TestTimelineRender::lanesHaveInkWhereEventsAre()
@@ -138,4 +146,53 @@ void TestTimelineRender::manySpansStayCheapAndVisible()
 }
 
 QTEST_MAIN(TestTimelineRender)
+// On a dark desktop theme the timeline paints from the palette's dark set: dark lanes, gutter and
+// ruler, light titles; an exported figure of the same session stays on white paper.
+void TestTimelineRender::darkDesktopDarkTimelineWhitePaper()
+{
+    const QPalette light = QGuiApplication::palette();
+    QPalette dark = light;
+    dark.setColor(QPalette::Window, QColor(0x20, 0x22, 0x26));
+    dark.setColor(QPalette::WindowText, QColor(0xe6, 0xe8, 0xec));
+    QGuiApplication::setPalette(dark);
+    const TestSession t = makeTestSession();
+    {
+        ViewState state;
+        TimelineView view(&state);
+        view.resize(view.gutterWidth() + 1000, 600);
+        view.setSession(t.session);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(Palette::screen().isDark());
+        QTest::qWait(50);
+        const QImage img = view.grab().toImage();
+        rs::test::keepScreenshot(img, QStringLiteral("timeline-dark.png"));
+        RankGroupWidget *g0 = view.rankGroup(0);
+        const auto lightness = [&](QPoint p) { return img.pixelColor(p).lightness(); };
+        // The ruler, a lane's gutter and the empty right end of the last lane are dark.
+        QVERIFY(lightness(QPoint(view.width() - 5, 3)) < 80);
+        const Lane &last = g0->layout().lanes().back();
+        QVERIFY(lightness(g0->mapTo(&view, QPoint(view.gutterWidth() - 12, last.top + last.height / 2))) < 80);
+        QVERIFY(lightness(g0->mapTo(&view, QPoint(view.width() - 3, last.top + last.height / 2))) < 80);
+        // The lane titles are light text on it: somewhere in the first gutter row a pixel is bright.
+        int bright = 0;
+        for (int x = 10; x < 200; ++x)
+            bright += lightness(g0->mapTo(&view, QPoint(x, last.top + last.height / 2))) > 160 ? 1 : 0;
+        QVERIFY(bright > 0);
+    }
+    // A figure is printed: white, whatever the desktop.
+    FigureOptions o;
+    FigureRenderer figure(t.session, nullptr, o);
+    QImage paper(figure.size(), QImage::Format_ARGB32);
+    paper.fill(Qt::transparent);
+    {
+        QPainter p(&paper);
+        figure.paint(p);
+    }
+    QCOMPARE(paper.pixelColor(paper.width() - 3, paper.height() / 2).rgb(), QColor(Qt::white).rgb());
+    QGuiApplication::setPalette(light);
+    Palette::setScreenFrom(light);
+    QVERIFY(!Palette::screen().isDark());
+}
+
 #include "test_timelinerender.moc"

@@ -3,6 +3,7 @@
 #include "timeline/memorylanepainter.h"
 
 #include "columnfill.h"
+#include "palette.h"
 #include "lod.h"
 #include "timeaxisticker.h"
 #include "timeformat.h"
@@ -45,7 +46,7 @@ MemoryPlot::MemoryPlot(QWidget *parent)
     , m_ticker(new TimeAxisTicker)
 {
     setAttribute(Qt::WA_TransparentForMouseEvents);
-    setBackground(Qt::white);
+    applyColors(Palette::screen());
     setNoAntialiasingOnDrag(true);
     // The curves are steps (axis-aligned, one column per pixel): antialiasing their fills and lines
     // changes no pixel worth seeing and made the rasterizer the most expensive part of a zoom.
@@ -56,13 +57,12 @@ MemoryPlot::MemoryPlot(QWidget *parent)
     plotLayout()->setMargins(QMargins());
     axisRect()->setAutoMargins(QCP::msNone);
     axisRect()->setMargins(QMargins());
-    axisRect()->setBackground(Qt::white);
 
     xAxis->setTicker(m_ticker);
     xAxis->setTicks(false);
     xAxis->setTickLabels(false);
     xAxis->setBasePen(Qt::NoPen);
-    xAxis->grid()->setPen(QPen(QColor(0xee, 0xf0, 0xf3), 0));
+
     xAxis->grid()->setZeroLinePen(Qt::NoPen);
 
     QSharedPointer<ByteAxisTicker> bytes(new ByteAxisTicker);
@@ -73,11 +73,11 @@ MemoryPlot::MemoryPlot(QWidget *parent)
     yAxis->setSubTickPen(Qt::NoPen);
     yAxis->setTickLabelSide(QCPAxis::lsInside);
     yAxis->setTickLabelPadding(4);
-    yAxis->setTickLabelColor(QColor(0x6b, 0x72, 0x80));
+
     QFont f = font();
     f.setPixelSize(10);
     yAxis->setTickLabelFont(f);
-    yAxis->grid()->setPen(QPen(QColor(0xe4, 0xe7, 0xec), 0, Qt::DotLine));
+
     yAxis->grid()->setZeroLinePen(Qt::NoPen);
     yAxis->setRange(0, 1);
 }
@@ -257,6 +257,17 @@ void MemoryPlot::setView(TimeRange visible, TimeNs origin, TimeNs offset)
     } else {
         update();
     }
+}
+
+void MemoryPlot::applyColors(const Palette &palette)
+{
+    setBackground(palette.color(Palette::Role::Base));
+    axisRect()->setBackground(palette.color(Palette::Role::Base));
+    xAxis->grid()->setPen(QPen(palette.color(Palette::Role::GridMinor), 0));
+    yAxis->setTickLabelColor(palette.color(Palette::Role::Muted));
+    yAxis->grid()->setPen(QPen(palette.color(Palette::Role::ChartGrid), 0, Qt::DotLine));
+    m_dirty = true;
+    update();
 }
 
 QCPGraph *MemoryPlot::line(int i) const

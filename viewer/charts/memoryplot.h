@@ -21,6 +21,7 @@
 namespace rs {
 
 class ColumnFill;
+class Palette;
 class TimeAxisTicker;
 
 class MemoryPlot : public QCustomPlot
@@ -58,6 +59,8 @@ public:
     /// Replaces the curves; they are drawn in order, so areas should come before lines.
     void setSeries(const std::vector<Series> &series);
     const std::vector<Series> &series() const { return m_series; }
+    /// Background, grid and label colours from `palette` (the screen's, as the theme goes).
+    void applyColors(const Palette &palette);
     /// The line of series `i` (nullptr out of range).
     QCPGraph *line(int i) const;
     /// The fill under series `i`, nullptr when it is not an area.

@@ -1,5 +1,7 @@
 #include "findingsrow.h"
 
+#include "palette.h"
+
 #include "gutterpainter.h"
 #include "lanelayout.h"
 
@@ -7,25 +9,17 @@
 
 namespace rs {
 
-namespace {
-
-const QColor kGutterBorder(0xd3, 0xd6, 0xdd);
-const QColor kBackground(0xfa, 0xfb, 0xfc);   // faint: a row of badges, not of data
-const QColor kSeparator(0xe7, 0xe9, 0xee);
-
-} // namespace
-
 // The job-wide strip and a rank's Findings lane hold the same badges: one height for both.
 static_assert(FindingsRow::kHeight == LaneLayout::kFindingsHeight);
 
 void FindingsRow::paint(QPainter &p, const QRect &r, int g, const QString &label, const QFont &font)
 {
     p.save();
-    p.fillRect(r, kBackground);
-    p.fillRect(QRect(r.left(), r.top(), g, r.height()), GutterPainter::gutterColor());
-    p.setPen(kGutterBorder);
+    p.fillRect(r, Palette::screen().color(Palette::Role::FaintRow));
+    p.fillRect(QRect(r.left(), r.top(), g, r.height()), Palette::screen().color(Palette::Role::Gutter));
+    p.setPen(Palette::screen().color(Palette::Role::GutterBorder));
     p.drawLine(r.left() + g - 1, r.top(), r.left() + g - 1, r.bottom());
-    p.setPen(kSeparator);
+    p.setPen(Palette::screen().color(Palette::Role::Separator));
     p.drawLine(r.left() + g, r.bottom(), r.right(), r.bottom());
     QFont small = font;
     small.setPixelSize(11);

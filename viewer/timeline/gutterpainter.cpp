@@ -16,10 +16,6 @@ namespace rs {
 
 namespace {
 
-const QColor kGutter(0xf6, 0xf7, 0xf9);
-const QColor kGutterBorder(0xd3, 0xd6, 0xdd);
-const QColor kTitle(0x26, 0x2b, 0x35);
-const QColor kMuted(0x6b, 0x72, 0x80);
 const QColor kCpuBadge(0x3d, 0x6f, 0xb6);
 const QColor kGpuBadge(0x2f, 0x8a, 0x5f);
 const QColor kLogBadge(0x9a, 0x5b, 0x13);
@@ -38,9 +34,9 @@ void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool s
                            const QStringList &alerts, bool disclosure)
 {
     const QRect r(0, lane.top, m_width, lane.height);
-    m_p.fillRect(r, Qt::white);
+    m_p.fillRect(r, m_ctx.colors->color(Palette::Role::Base));
     m_p.fillRect(r, RankColors::tint(rank, selected ? 90 : 30));
-    m_p.setPen(kGutterBorder);
+    m_p.setPen(m_ctx.colors->color(Palette::Role::GutterBorder));
     m_p.drawLine(0, r.top(), m_width, r.top());
 
     m_p.setRenderHint(QPainter::Antialiasing, true);
@@ -55,7 +51,7 @@ void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool s
             tri << QPointF(c.x() - 3, c.y() - 5) << QPointF(c.x() + 4, c.y()) << QPointF(c.x() - 3, c.y() + 5);
         else
             tri << QPointF(c.x() - 5, c.y() - 3) << QPointF(c.x() + 5, c.y() - 3) << QPointF(c.x(), c.y() + 4);
-        m_p.setBrush(kMuted);
+        m_p.setBrush(m_ctx.colors->color(Palette::Role::Muted));
         m_p.drawPolygon(tri);
     }
     m_p.setBrush(RankColors::color(rank));
@@ -66,7 +62,7 @@ void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool s
     bold.setPixelSize(13);
     bold.setWeight(QFont::Bold);
     m_p.setFont(bold);
-    m_p.setPen(RankColors::textColor(rank));
+    m_p.setPen(RankColors::textColor(rank, *m_ctx.colors));
     QRect nameRect;
     m_p.drawText(QRect(kStripe + 40 - shift, r.top(), m_ctx.gutterWidth - kStripe - 46 + shift, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
                  lane.title, &nameRect);
@@ -96,7 +92,7 @@ void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool s
     QFont small = m_font;
     small.setPixelSize(11);
     m_p.setFont(small);
-    m_p.setPen(kMuted);
+    m_p.setPen(m_ctx.colors->color(Palette::Role::Muted));
     const QRect text(m_ctx.gutterWidth + 8, r.top(), m_width - m_ctx.gutterWidth - 16, r.height());
     m_p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, m_p.fontMetrics().elidedText(summary, Qt::ElideRight, text.width()));
 }
@@ -104,8 +100,8 @@ void GutterPainter::header(const Lane &lane, RankId rank, bool collapsed, bool s
 GutterPainter::Cell GutterPainter::lane(const Lane &lane, bool spanRows, bool muted)
 {
     const int g = m_ctx.gutterWidth;
-    m_p.fillRect(QRect(0, lane.top, g, lane.height), kGutter);
-    m_p.setPen(kGutterBorder);
+    m_p.fillRect(QRect(0, lane.top, g, lane.height), m_ctx.colors->color(Palette::Role::Gutter));
+    m_p.setPen(m_ctx.colors->color(Palette::Role::GutterBorder));
     m_p.drawLine(g - 1, lane.top, g - 1, lane.top + lane.height - 1);
 
     QFont small = m_font;
@@ -138,7 +134,7 @@ GutterPainter::Cell GutterPainter::lane(const Lane &lane, bool spanRows, bool mu
         cell.x += bw + 6;
     }
 
-    m_p.setPen(muted ? kMuted : kTitle);
+    m_p.setPen(muted ? m_ctx.colors->color(Palette::Role::Muted) : m_ctx.colors->color(Palette::Role::Title));
     const QRect titleRect(cell.x, cell.rowTop, g - cell.x - 8, cell.rowHeight);
     m_p.drawText(titleRect, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(lane.title, Qt::ElideMiddle, titleRect.width()));
     return cell;
@@ -146,12 +142,12 @@ GutterPainter::Cell GutterPainter::lane(const Lane &lane, bool spanRows, bool mu
 
 QColor GutterPainter::mutedColor()
 {
-    return kMuted;
+    return Palette::paper().color(Palette::Role::Muted);
 }
 
 QColor GutterPainter::gutterColor()
 {
-    return kGutter;
+    return Palette::paper().color(Palette::Role::Gutter);
 }
 
 } // namespace rs

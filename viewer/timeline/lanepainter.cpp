@@ -15,11 +15,6 @@ namespace rs {
 
 namespace {
 
-const QColor kGridMinor(0xee, 0xf0, 0xf3);
-const QColor kGridMajor(0xdc, 0xdf, 0xe5);
-const QColor kStepA(0xe9, 0xec, 0xf2);
-const QColor kStepB(0xdb, 0xdf, 0xe8);
-const QColor kStepText(0x39, 0x41, 0x4f);
 const QColor kCounterFill(0x5b, 0x8d, 0xc9, 90);
 const QColor kCounterLine(0x2f, 0x5f, 0x9a);
 const QColor kInstant(0xc2, 0x41, 0x0c);
@@ -62,9 +57,9 @@ void LanePainter::grid(int top, int height)
         m_p.drawLine(x, top, x, top + height - 1);
     };
     for (const RulerTick &t : m_ctx.ticks->minor)
-        line(t.time, kGridMinor);
+        line(t.time, m_ctx.colors->color(Palette::Role::GridMinor));
     for (const RulerTick &t : m_ctx.ticks->major)
-        line(t.time, kGridMajor);
+        line(t.time, m_ctx.colors->color(Palette::Role::GridMajor));
 }
 
 void LanePainter::label(const QRectF &r, const QString &text, const QColor &background)
@@ -147,10 +142,12 @@ void LanePainter::outline(const Lane &lane, const Span &span, bool selected)
     r.setRight(std::min(r.right(), static_cast<double>(m_right + 3)));
     m_p.setBrush(Qt::NoBrush);
     if (selected) {
-        m_p.setPen(QPen(QColor(0x10, 0x12, 0x18), 2));
+        m_p.setPen(QPen(m_ctx.colors->color(Palette::Role::Outline), 2));
         m_p.drawRect(r.adjusted(-1, -1, 1, 1));
     } else {
-        m_p.setPen(QPen(QColor(0x10, 0x12, 0x18, 150), 1));
+        QColor hover = m_ctx.colors->color(Palette::Role::Outline);
+        hover.setAlpha(150);
+        m_p.setPen(QPen(hover, 1));
         m_p.drawRect(r.adjusted(-0.5, -0.5, 0.5, 0.5));
     }
 }
@@ -167,7 +164,7 @@ void LanePainter::steps(const Lane &lane, const Rank &rank)
         double x2 = std::min(std::floor(m_scale.toX(it->range.end)), static_cast<double>(m_right));
         if (x2 - x1 < 1)
             x2 = x1 + 1;
-        const QColor bg = (it->number % 2 == 0) ? kStepA : kStepB;
+        const QColor bg = (it->number % 2 == 0) ? m_ctx.colors->color(Palette::Role::StepA) : m_ctx.colors->color(Palette::Role::StepB);
         const QRectF r(x1, y, x2 - x1 - (x2 - x1 > 3 ? 1 : 0), h);
         m_p.fillRect(r, bg);
         if (r.width() >= 16) {
@@ -177,7 +174,7 @@ void LanePainter::steps(const Lane &lane, const Rank &rank)
             for (const QString &text : {QStringLiteral("Step %1 · %2").arg(number, TimeFormat::duration(it->range.duration())),
                                         QStringLiteral("Step %1").arg(number), number}) {
                 if (fm.horizontalAdvance(text) <= r.width() - 6) {
-                    m_p.setPen(kStepText);
+                    m_p.setPen(m_ctx.colors->color(Palette::Role::StepText));
                     m_p.drawText(r, Qt::AlignCenter, text);
                     break;
                 }

@@ -16,9 +16,6 @@ namespace rs {
 
 namespace {
 
-const QColor kGrid(0xe6, 0xe8, 0xec);
-const QColor kAxisText(0x6b, 0x72, 0x80);
-const QColor kTitle(0x26, 0x2b, 0x35);
 const QColor kOom(0xc9, 0x1d, 0x2e);
 
 // 1, 2, 2.5 or 5 × a power of 1024 reads well as GiB/MiB labels; aim for about four grid lines.
@@ -125,12 +122,12 @@ void MemoryLanePainter::plot(const QRect &area, const std::vector<Curve> &curves
         const double step = niceByteStep(top);
         for (double v = step; v <= top; v += step) {
             const double y = std::floor(yOf(v)) + 0.5;
-            m_p.setPen(kGrid);
+            m_p.setPen(m_ctx.colors->color(Palette::Role::ChartGrid));
             m_p.drawLine(QPointF(area.left(), y), QPointF(area.right(), y));
             labels.emplace_back(y, TimeFormat::bytes(v));
         }
     }
-    m_p.setPen(QColor(0xc9, 0xcc, 0xd3));
+    m_p.setPen(m_ctx.colors->color(Palette::Role::ChromeBorder));
     m_p.drawLine(QPointF(area.left(), plotBottom + 0.5), QPointF(area.right(), plotBottom + 0.5));
 
     if (highlight.contains(rank) && !highlight.range.isEmpty()) {
@@ -233,7 +230,7 @@ void MemoryLanePainter::plot(const QRect &area, const std::vector<Curve> &curves
         if (std::any_of(oomLabels.begin(), oomLabels.end(), [&](const QRectF &r) { return r.intersects(box); }))
             continue;
         oomLabels.push_back(box);
-        m_p.fillRect(box, QColor(255, 255, 255, 210));
+        m_p.fillRect(box, m_ctx.colors->color(Palette::Role::LegendBox));
         m_p.setPen(kOom);
         m_p.drawText(box, Qt::AlignCenter, text);
         m_p.setFont(small);
@@ -245,8 +242,10 @@ void MemoryLanePainter::plot(const QRect &area, const std::vector<Curve> &curves
         if (y - fm.height() < area.top() - 2)
             continue;
         const QRectF box(area.left() + 3, y - fm.height() + 1, fm.horizontalAdvance(text) + 4, fm.height() - 1);
-        m_p.fillRect(box, QColor(255, 255, 255, 200));
-        m_p.setPen(kAxisText);
+        QColor behind = m_ctx.colors->color(Palette::Role::LegendBox);
+        behind.setAlpha(200);
+        m_p.fillRect(box, behind);
+        m_p.setPen(m_ctx.colors->color(Palette::Role::Muted));
         m_p.drawText(box, Qt::AlignCenter, text);
     }
     m_p.restore();
@@ -275,9 +274,9 @@ void MemoryLanePainter::legend(int left, int top, int width, int bottom, const s
             break;
         swatch(c);
         const double peak = c.track < m_ctx.counterMax.size() ? m_ctx.counterMax[c.track] : 0;
-        m_p.setPen(kAxisText);
+        m_p.setPen(m_ctx.colors->color(Palette::Role::Muted));
         m_p.drawText(QRect(left + 20, y, width - 20, row), Qt::AlignLeft | Qt::AlignVCenter, c.name);
-        m_p.setPen(kTitle);
+        m_p.setPen(m_ctx.colors->color(Palette::Role::Title));
         m_p.drawText(QRect(left + 20, y, width - 20, row), Qt::AlignRight | Qt::AlignVCenter,
                      tr("peak %1").arg(TimeFormat::bytes(peak)));
         y += row;
@@ -285,9 +284,9 @@ void MemoryLanePainter::legend(int left, int top, int width, int bottom, const s
     if (capacity > 0 && y + row <= bottom) {
         m_p.setPen(capacityPen());
         m_p.drawLine(QPointF(left + 2, y + 8), QPointF(left + 17, y + 8));
-        m_p.setPen(kAxisText);
+        m_p.setPen(m_ctx.colors->color(Palette::Role::Muted));
         m_p.drawText(QRect(left + 20, y, width - 20, row), Qt::AlignLeft | Qt::AlignVCenter, tr("GPU capacity"));
-        m_p.setPen(kTitle);
+        m_p.setPen(m_ctx.colors->color(Palette::Role::Title));
         m_p.drawText(QRect(left + 20, y, width - 20, row), Qt::AlignRight | Qt::AlignVCenter, TimeFormat::bytes(capacity));
     }
     m_p.restore();

@@ -89,7 +89,7 @@ LaneFrame PinnedLanes::frameFor(const Row &row) const
 void PinnedLanes::paintEvent(QPaintEvent *event)
 {
     QPainter p(this);
-    p.fillRect(event->rect(), Qt::white);
+    p.fillRect(event->rect(), m_ctx.colors->color(Palette::Role::Base));
     for (const Row &row : m_rows) {
         const QRect area(0, row.y, width(), row.lane.height);
         if (!area.intersects(event->rect()))
@@ -102,7 +102,7 @@ void PinnedLanes::paintEvent(QPaintEvent *event)
         RankGroupPainter::paintLane(f, row.lane);
         p.restore();
     }
-    p.setPen(QColor(0, 0, 0, 60));
+    p.setPen(m_ctx.colors->color(Palette::Role::Shadow));
     p.drawLine(0, height() - 1, width(), height() - 1);
 }
 

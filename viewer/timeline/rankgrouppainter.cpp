@@ -10,12 +10,6 @@
 
 namespace rs {
 
-namespace {
-
-const QColor kSeparator(0xe7, 0xe9, 0xee);
-
-} // namespace
-
 int RankGroupPainter::dataTop(const LaneLayout &layout)
 {
     for (const Lane &lane : layout.lanes())
@@ -32,7 +26,7 @@ void RankGroupPainter::paint(LaneFrame &f)
     const int g = ctx.gutterWidth;
     const int width = f.width;
     const int bodyHeight = layout.height() - LaneLayout::kGroupGap;
-    p.fillRect(f.exposed, Qt::white);
+    p.fillRect(f.exposed, ctx.colors->color(Palette::Role::Base));
 
     QFont laneFont = f.font;
     laneFont.setPixelSize(11);
@@ -56,7 +50,7 @@ void RankGroupPainter::paint(LaneFrame &f)
             lanes.grid(lane.top, lane.height - 1);
         lane.kind->paint(lane, f);
         p.setClipping(false);
-        p.setPen(kSeparator);
+        p.setPen(ctx.colors->color(Palette::Role::Separator));
         p.drawLine(g, lane.top + lane.height - 1, width, lane.top + lane.height - 1);
         lane.kind->paintGutter(lane, f);
     }
@@ -82,7 +76,7 @@ void RankGroupPainter::paint(LaneFrame &f)
         p.drawRect(QRectF(1, 1, width - 2, bodyHeight - 2));
     }
     if (f.figure) { // a figure's groups sit on white paper: close the right edge
-        p.setPen(kSeparator);
+        p.setPen(ctx.colors->color(Palette::Role::Separator));
         p.drawLine(width - 1, 0, width - 1, bodyHeight - 1);
     }
     f.lanes = nullptr;
@@ -95,7 +89,7 @@ void RankGroupPainter::paintLane(LaneFrame &f, const Lane &lane)
     TimelineContext &ctx = *f.ctx;
     const int g = ctx.gutterWidth;
     const QRect full(0, lane.top, f.width, lane.height);
-    p.fillRect(full, Qt::white);
+    p.fillRect(full, ctx.colors->color(Palette::Role::Base));
     QFont laneFont = f.font;
     laneFont.setPixelSize(11);
     LanePainter lanes(p, ctx, f.view, f.offset, f.width);
@@ -110,7 +104,7 @@ void RankGroupPainter::paintLane(LaneFrame &f, const Lane &lane)
     lane.kind->paint(lane, f);
     lanes.oomLines(f.rank, lane.top, lane.top + lane.height - 2);
     p.setClipping(false);
-    p.setPen(kSeparator);
+    p.setPen(ctx.colors->color(Palette::Role::Separator));
     p.drawLine(0, lane.top + lane.height - 1, f.width, lane.top + lane.height - 1);
     lane.kind->paintGutter(lane, f);
     p.fillRect(QRect(0, lane.top, GutterPainter::kStripe, lane.height - 1), RankColors::color(f.rank));

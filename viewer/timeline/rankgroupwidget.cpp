@@ -172,6 +172,7 @@ void RankGroupWidget::buildChart()
         // A chart widget is costly to make: one parked by the previous rank (or fold) is reused.
         m_plot = m_parkedChart ? m_parkedChart : new MemoryPlot(this);
         m_parkedChart = nullptr;
+        m_plot->applyColors(*m_ctx.colors);
         m_plot->setSeries(memorySeries(*m_ctx.session, layout().memoryTracks(), m_rank));
         m_plot->setCapacity(static_cast<double>(
             LaneLayout::deviceCapacity(rankData(), m_ctx.session->tracks()[layout().memoryTracks().front()].device)));

@@ -177,7 +177,7 @@ void RanksOverviewPainter::paint(QPainter &p, const Frame &f)
 {
     if (!f.ctx || !f.ctx->session || f.ranks.empty() || f.area.width() <= 0 || f.area.height() <= 0)
         return;
-    p.fillRect(f.area, kNoData);
+    p.fillRect(f.area, f.ctx->colors->color(Palette::Role::NoData));
     // The ramp quantised to 256 steps, computed once: a frame of 1,024 ranks looks a colour up
     // per column rather than interpolating one.
     static const std::vector<QColor> lut = [] {

@@ -2,6 +2,7 @@
 
 #include "groupstack.h"
 #include "lanelayout.h"
+#include "palette.h"
 #include "rankgroupwidget.h"
 #include "timelinecontext.h"
 #include "viewstate.h"
@@ -48,7 +49,7 @@ void StickyHeader::paintEvent(QPaintEvent *)
         return;
     RankGroupWidget::paintHeader(*m_ctx, *group, p, width());
     // A shadow line: the lanes pass under it.
-    p.setPen(QColor(0, 0, 0, 40));
+    p.setPen(Palette::screen().color(Palette::Role::Shadow));
     p.drawLine(0, height() - 1, width(), height() - 1);
 }
 

@@ -6,6 +6,7 @@
 #include "analysisresult.h"
 #include "evidenceindex.h"
 #include "groupstack.h"
+#include "palette.h"
 #include "lod.h"
 #include "plausibleextent.h"
 #include "rulerticks.h"
@@ -34,6 +35,7 @@ struct TimelineContext {
     EvidenceIndex evidence;           ///< timed log records and OOMs per rank, by time
     std::shared_ptr<const AnalysisResult> analysis; ///< spikes and divergence of the session (may be null)
     GroupStack groups;                ///< the on-screen timeline's rank groups, laid out and stacked (empty in figures)
+    const Palette *colors = &Palette::paper(); ///< colours by role: paper in figures, the screen's set on screen
 
     // Scratch buffers reused by every paint, so panning does not allocate.
     std::vector<SpanDrawItem> spanItems;

@@ -14,6 +14,7 @@
 #include "timeruler.h"
 #include "trackfinder.h"
 
+#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPainter>
@@ -37,8 +38,11 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     setWidgetResizable(true);
     setViewportMargins(0, TimeRuler::kHeight, 0, 0);
     viewport()->setAutoFillBackground(true);
+    // The screen's colours follow the desktop's theme (Palette); figures stay on paper.
+    Palette::setScreenFrom(QGuiApplication::palette());
+    m_ctx->colors = &Palette::screen();
     QPalette pal = viewport()->palette();
-    pal.setColor(QPalette::Window, Qt::white);
+    pal.setColor(QPalette::Window, m_ctx->colors->color(Palette::Role::Base));
     viewport()->setPalette(pal);
 
     m_ruler = new TimeRuler(state, this);
@@ -55,7 +59,9 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
                               "Their records are in the Log and Memory Summaries panels."));
     m_untimed->setWordWrap(true);
     m_untimed->setContentsMargins(16, 10, 16, 10);
-    m_untimed->setStyleSheet(QStringLiteral("color: #4b5563; background: #f6f7f9; border-bottom: 1px solid #e5e7eb;"));
+    m_untimed->setStyleSheet(QStringLiteral("color: %1; background: %2; border-bottom: 1px solid %3;")
+                                 .arg(m_ctx->colors->color(Palette::Role::Title).name(), m_ctx->colors->color(Palette::Role::Gutter).name(),
+                                      m_ctx->colors->color(Palette::Role::Separator).name()));
     m_untimed->hide();
     setWidget(m_container);
     m_jobFindings = new FindingsStrip(this);
@@ -519,6 +525,24 @@ bool TimelineView::eventFilter(QObject *watched, QEvent *event)
         && static_cast<QResizeEvent *>(event)->size().width() != static_cast<QResizeEvent *>(event)->oldSize().width())
         restack();
     return QScrollArea::eventFilter(watched, event);
+}
+
+void TimelineView::changeEvent(QEvent *event)
+{
+    QScrollArea::changeEvent(event);
+    // The desktop switched between light and dark: every painter reads the new set.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange) {
+        Palette::setScreenFrom(QGuiApplication::palette());
+        if (m_ctx->colors != &Palette::screen()) {
+            m_ctx->colors = &Palette::screen();
+            QPalette pal = viewport()->palette();
+            pal.setColor(QPalette::Window, m_ctx->colors->color(Palette::Role::Base));
+            viewport()->setPalette(pal);
+            for (QWidget *w : findChildren<QWidget *>())
+                w->update();
+            Q_EMIT contentChanged();
+        }
+    }
 }
 
 bool TimelineView::viewportEvent(QEvent *event)

@@ -1,5 +1,7 @@
 #include "timeruler.h"
 
+#include "palette.h"
+
 #include "timeformat.h"
 #include "viewstate.h"
 
@@ -20,11 +22,6 @@ TimeNs floorDiv(TimeNs a, TimeNs b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-const QColor kBackground(0xf6, 0xf7, 0xf9);
-const QColor kBorder(0xc9, 0xcc, 0xd3);
-const QColor kMajorText(0x1f, 0x23, 0x2b);
-const QColor kMinorText(0x5c, 0x63, 0x70);
-const QColor kTick(0x9a, 0xa0, 0xab);
 const QColor kCursor(0xd9, 0x3b, 0x3b);
 
 } // namespace
@@ -83,7 +80,7 @@ void TimeRuler::resizeEvent(QResizeEvent *event)
 void TimeRuler::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
-    p.fillRect(rect(), kBackground);
+    p.fillRect(rect(), Palette::screen().color(Palette::Role::Chrome));
     const TimeScale sc = scale();
     const TimeNs origin = m_state->fullRange().begin;
 
@@ -96,7 +93,7 @@ void TimeRuler::paintEvent(QPaintEvent *)
     const int rowSplit = 18;
 
     // Gutter: where t = 0 is on the wall clock, and how much time the window spans.
-    p.setPen(kMinorText);
+    p.setPen(Palette::screen().color(Palette::Role::ChromeMuted));
     p.setFont(small);
     const QRect gutter(8, 0, m_gutter - 14, height());
     p.drawText(gutter.adjusted(0, 3, 0, 0), Qt::AlignLeft | Qt::AlignTop,
@@ -109,7 +106,7 @@ void TimeRuler::paintEvent(QPaintEvent *)
 
     // Sub-ticks, minor ticks and labels, then major ticks over them.
     if (m_ticks.step > 0) {
-        p.setPen(kTick);
+        p.setPen(Palette::screen().color(Palette::Role::ChromeTick));
         const TimeNs sub = std::max<TimeNs>(1, m_ticks.step / m_ticks.subdivisions);
         const TimeNs firstSub = origin + floorDiv(sc.range.begin - origin, sub) * sub;
         if (sc.width / (static_cast<double>(sc.range.duration()) / static_cast<double>(sub)) >= 4) {
@@ -121,9 +118,9 @@ void TimeRuler::paintEvent(QPaintEvent *)
         p.setFont(small);
         for (const RulerTick &tick : m_ticks.minor) {
             const int x = static_cast<int>(std::floor(sc.toX(tick.time)));
-            p.setPen(kTick);
+            p.setPen(Palette::screen().color(Palette::Role::ChromeTick));
             p.drawLine(x, rowSplit + 4, x, height() - 1);
-            p.setPen(kMinorText);
+            p.setPen(Palette::screen().color(Palette::Role::ChromeMuted));
             p.drawText(x + 4, height() - 7, tick.label);
         }
         // The pinned context label; a major label is skipped when it would run into it.
@@ -132,16 +129,16 @@ void TimeRuler::paintEvent(QPaintEvent *)
         const int firstMajorX = m_ticks.major.empty() ? INT_MAX : static_cast<int>(std::floor(sc.toX(m_ticks.major.front().time)));
         const bool contextIsFirstMajor = firstMajorX <= m_gutter + 1;
         if (!contextIsFirstMajor) {
-            p.setPen(kMajorText);
+            p.setPen(Palette::screen().color(Palette::Role::ChromeText));
             p.drawText(m_gutter + 6, 13, m_ticks.context.label);
         }
         for (const RulerTick &tick : m_ticks.major) {
             const int x = static_cast<int>(std::floor(sc.toX(tick.time)));
-            p.setPen(QPen(kMajorText, 1));
+            p.setPen(QPen(Palette::screen().color(Palette::Role::ChromeText), 1));
             p.drawLine(x, 0, x, height() - 1);
             if (!contextIsFirstMajor && x < contextRight + 8)
                 continue;
-            p.setPen(kMajorText);
+            p.setPen(Palette::screen().color(Palette::Role::ChromeText));
             p.drawText(x + 4, 13, tick.label);
         }
     }
@@ -171,7 +168,7 @@ void TimeRuler::paintEvent(QPaintEvent *)
     }
 
     p.setClipping(false);
-    p.setPen(kBorder);
+    p.setPen(Palette::screen().color(Palette::Role::ChromeBorder));
     p.drawLine(0, height() - 1, width(), height() - 1);
     p.drawLine(m_gutter - 1, 0, m_gutter - 1, height());
 }
