@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "sessioncontext.h"
+
 #include "annotations/annotationspanel.h"
 #include "annotations/annotationstore.h"
 #include "compare/compareview.h"
@@ -112,6 +114,33 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_annotations->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
     m_compare = new CompareView(m_state);
     m_compare->setTimeline(m_timeline); // its overview rows paint from the timeline, like the dock
+
+    // The views subscribe to the incident: a new session reaches them in this order, then its
+    // analysis (first none, then the result) in the second order. The clock offsets come first so
+    // the timeline draws the analysis' alignment at once.
+    m_context = new SessionContext(this);
+    m_context->subscribeSession(m_timeline);
+    m_context->subscribeSession(m_details);
+    m_context->subscribeSession(m_importLog);
+    m_context->subscribeSession(m_logs);
+    m_context->subscribeSession(m_summaries);
+    m_context->subscribeSession(m_allocator);
+    m_context->subscribeSession(m_findings);
+    connect(m_context, &SessionContext::sessionChanged, m_offsets, &ClockOffsetsPanel::clear);
+    m_context->subscribeSession(m_compare);
+    connect(m_context, &SessionContext::analysisChanged, this, [this](const AnalysisPtr &analysis) {
+        if (!analysis)
+            return; // a new session: its offsets were cleared with it
+        m_offsets->setResult(analysis);
+        m_state->setClockOffsets(m_offsets->effectiveOffsets());
+    });
+    m_context->subscribeAnalysis(m_timeline);
+    m_context->subscribeAnalysis(m_importLog);
+    m_context->subscribeAnalysis(m_details);
+    m_context->subscribeAnalysis(m_logs);
+    m_context->subscribeAnalysis(m_summaries);
+    connect(m_context, &SessionContext::analysisChanged, m_findings, &FindingsPanel::setResult);
+    m_context->subscribeAnalysis(m_compare);
 
     m_welcome = new WelcomePage;
     connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::openPaths);
@@ -472,22 +501,9 @@ void MainWindow::closeSession()
 void MainWindow::setSession(SessionPtr session)
 {
     m_session = std::move(session);
-    m_timeline->setSession(m_session);
-    m_details->setSession(m_session);
-    m_importLog->setSession(m_session);
-    m_logs->setSession(m_session);
-    m_summaries->setSession(m_session);
-    m_allocator->setSession(m_session);
     // A new session's analysis is yet to come; the old one's findings and overrides are void.
     m_analysis.reset();
-    m_timeline->setAnalysis(nullptr);
-    m_details->setAnalysis(nullptr);
-    m_logs->setAnalysis(nullptr);
-    m_summaries->setAnalysis(nullptr);
-    m_findings->setSession(m_session);
-    m_findings->setResult(nullptr);
-    m_offsets->clear();
-    m_compare->setSession(m_session);
+    m_context->setSession(m_session);
     m_selectTopFinding = m_session != nullptr;
     m_sessionStatus.clear();
     // Annotations belong to an incident: they survive a reload of the same inputs (new source
@@ -542,16 +558,7 @@ void MainWindow::setAnalysis(AnalysisPtr analysis)
     if (!m_session)
         return;
     m_analysis = std::move(analysis);
-    m_offsets->setResult(m_analysis);
-    if (m_analysis)
-        m_state->setClockOffsets(m_offsets->effectiveOffsets());
-    m_timeline->setAnalysis(m_analysis);
-    m_importLog->setAnalysis(m_analysis);
-    m_details->setAnalysis(m_analysis);
-    m_logs->setAnalysis(m_analysis);
-    m_summaries->setAnalysis(m_analysis);
-    m_findings->setResult(m_analysis);
-    m_compare->setAnalysis(m_analysis);
+    m_context->setAnalysis(m_analysis);
     if (!m_analysis)
         return;
     m_annotations->setFindingAnnotations(annotationsFromFindings(*m_analysis));

@@ -40,6 +40,7 @@ class AnnotationStore;
 class CompareView;
 class ExportActions;
 class SessionFileActions;
+class SessionContext;
 class TimelineView;
 class RanksOverview;
 class WelcomePage;
@@ -77,6 +78,8 @@ public:
     std::map<RankId, TimeNs> clockOffsetOverrides() const;
     /// The analysis shown (null before the first result of the session).
     AnalysisPtr analysis() const { return m_analysis; }
+    /// The session and analysis as the views receive them.
+    SessionContext *sessionContext() const { return m_context; }
     /// The loader options the current session was read with (as last told by setLoaderOptions).
     const SessionLoader::Options &loaderOptions() const { return m_options; }
     /// The rank and time-zone parts of loaderOptions(), as the Source Settings dialog takes them.
@@ -154,6 +157,7 @@ private:
     void updateTitle();
 
     SessionPtr m_session;
+    SessionContext *m_context = nullptr; // what the views subscribe to
     ViewState *m_state;
     QStackedWidget *m_stack;
     TimelineView *m_timeline;
