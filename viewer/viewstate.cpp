@@ -199,36 +199,48 @@ void ViewState::setMemoryLaneHeight(int pixels)
     Q_EMIT memoryLaneHeightChanged(pixels);
 }
 
+namespace {
+
+// Hidden and pinned lanes are both sets of lane keys kept in the order they were added.
+bool containsLane(const std::vector<ViewState::LaneKey> &lanes, const ViewState::LaneKey &key)
+{
+    return std::find(lanes.begin(), lanes.end(), key) != lanes.end();
+}
+
+// Adds or removes `key`; false when it was already so.
+bool setLane(std::vector<ViewState::LaneKey> &lanes, ViewState::LaneKey key, bool in)
+{
+    if (in == containsLane(lanes, key))
+        return false;
+    if (in)
+        lanes.push_back(std::move(key));
+    else
+        std::erase(lanes, key);
+    return true;
+}
+
+} // namespace
+
 bool ViewState::isLaneHidden(RankId rank, const QString &kind, TrackId track) const
 {
-    return std::find(m_hiddenLanes.begin(), m_hiddenLanes.end(), LaneKey{rank, kind, track}) != m_hiddenLanes.end();
+    return containsLane(m_hiddenLanes, {rank, kind, track});
 }
 
 void ViewState::setLaneHidden(RankId rank, const QString &kind, TrackId track, bool hidden)
 {
-    if (hidden == isLaneHidden(rank, kind, track))
-        return;
-    if (hidden)
-        m_hiddenLanes.push_back({rank, kind, track});
-    else
-        m_hiddenLanes.erase(std::find(m_hiddenLanes.begin(), m_hiddenLanes.end(), LaneKey{rank, kind, track}));
-    Q_EMIT hiddenLanesChanged(rank);
+    if (setLane(m_hiddenLanes, {rank, kind, track}, hidden))
+        Q_EMIT hiddenLanesChanged(rank);
 }
 
 bool ViewState::isLanePinned(RankId rank, const QString &kind, TrackId track) const
 {
-    return std::find(m_pinnedLanes.begin(), m_pinnedLanes.end(), LaneKey{rank, kind, track}) != m_pinnedLanes.end();
+    return containsLane(m_pinnedLanes, {rank, kind, track});
 }
 
 void ViewState::setLanePinned(RankId rank, const QString &kind, TrackId track, bool pinned)
 {
-    if (pinned == isLanePinned(rank, kind, track))
-        return;
-    if (pinned)
-        m_pinnedLanes.push_back({rank, kind, track});
-    else
-        std::erase(m_pinnedLanes, LaneKey{rank, kind, track});
-    Q_EMIT pinnedLanesChanged();
+    if (setLane(m_pinnedLanes, {rank, kind, track}, pinned))
+        Q_EMIT pinnedLanesChanged();
 }
 
 void ViewState::setPinnedLanes(std::vector<LaneKey> lanes)
