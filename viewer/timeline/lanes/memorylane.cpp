@@ -1,9 +1,8 @@
 // The memory lane: allocated, reserved, allocator-snapshot and nvidia-smi curves of the rank's GPU
 // on one scale shared by every rank, the GPU's capacity, the analysis' spikes and the OOM moments.
-// On screen the chart is a QCustomPlot (MemoryPlot) laid over the lane by RankGroupWidget while the
-// group is near the viewport; an exported figure, and a group far from it, draw it with
-// MemoryLanePainter. The gutter legend, the tooltip and the hit-test
-// are this kind's, the same for both.
+// On screen the chart is a QCustomPlot (MemoryPlot) laid over the lane by the group's widget; an
+// exported figure and a pinned lane (which have no widget) draw it with MemoryLanePainter. The
+// gutter legend, the tooltip and the hit-test are this kind's, the same for all of them.
 
 #include "builtinlanes.h"
 
