@@ -15,6 +15,7 @@
 #include "models/findingsmodel.h"
 #include "panels/findingspanel.h"
 #include "timeline/annotationoverlay.h"
+#include "timeline/findingmarkerlayer.h"
 #include "timeline/findingsstrip.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/timelineview.h"
@@ -395,7 +396,7 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()
             if (findingKey(*model.finding(r)) == a.findingKey)
                 row = r;
         QVERIFY(row >= 0);
-        QCOMPARE(overlay->findingNumberOf(a), model.index(row, FindingsModel::NumberColumn).data(FindingsModel::NumberRole).toInt());
+        QCOMPARE(m_view->findingMarkers().numberOf(a), model.index(row, FindingsModel::NumberColumn).data(FindingsModel::NumberRole).toInt());
         QCOMPARE(model.index(row, FindingsModel::NumberColumn).data().toString(), QString::number(row + 1));
     }
 
@@ -496,13 +497,13 @@ void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()
     QCOMPARE(m_store->selectedId(), oom.id);
     QCOMPARE(m_state->selectedFinding(), 0);
     QCOMPARE(panel.currentFinding(), 0);
-    QCOMPARE(panel.tree()->currentIndex().data(FindingsModel::NumberRole).toInt(), overlay->findingNumberOf(oom));
+    QCOMPARE(panel.tree()->currentIndex().data(FindingsModel::NumberRole).toInt(), m_view->findingMarkers().numberOf(oom));
     QCOMPARE(m_state->highlight().ranks, std::vector<RankId>{0});
     QVERIFY(m_state->visibleRange().contains(kBase + 6000));
 
     // Without the analysis (a session file reopened before it ran) findings keep their callouts.
     m_view->setAnalysis(nullptr);
-    QCOMPARE(overlay->findingNumberOf(oom), 0);
+    QCOMPARE(m_view->findingMarkers().numberOf(oom), 0);
     QVERIFY(overlay->toolTipFor(oom.id).isEmpty());
 }
 

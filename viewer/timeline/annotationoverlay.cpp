@@ -1,11 +1,12 @@
 #include "annotationoverlay.h"
 
+#include "findingmarkerlayer.h"
+
 #include "lanekind.h"
 
 #include "annotations/annotationdialog.h"
 #include "annotations/annotationstore.h"
 #include "findingsstrip.h"
-#include "findingstyle.h"
 #include "rankgroupwidget.h"
 #include "timelineview.h"
 
@@ -17,7 +18,6 @@
 #include <QToolTip>
 
 #include <cmath>
-#include <set>
 
 namespace rs {
 
@@ -68,11 +68,6 @@ void AnnotationOverlay::watch(RankGroupWidget *group)
     group->installEventFilter(this);
 }
 
-bool AnnotationOverlay::isMarker(const Annotation &a) const
-{
-    return a.origin == Annotation::Origin::Finding && a.kind != Annotation::Kind::Arrow && findingNumberOf(a) > 0;
-}
-
 QRectF AnnotationOverlay::viewportArea() const
 {
     return QRectF(QPointF(0, 0), QSizeF(m_view->viewport()->size()));
@@ -98,7 +93,7 @@ std::pair<std::uint64_t, AnnotationPainter::Part> AnnotationOverlay::hitAt(const
     // Above the viewport is the job-wide strip: only its badges are there (a rank's row scrolled
     // up under it is hidden, as it is when painted).
     if (pos.y() < 0)
-        std::erase_if(shown, [this](const Annotation &a) { return a.rank != kNoRank || !isMarker(a); });
+        std::erase_if(shown, [this](const Annotation &a) { return a.rank != kNoRank || !m_view->findingMarkers().isMarker(a); });
     return AnnotationPainter::hitTest(pos, shown, geometryForPainting(), style());
 }
 
@@ -127,92 +122,20 @@ AnnotationGeometry AnnotationOverlay::geometryForPainting() const
         return QRectF(left, origin + top, width - left, std::max(1, bottom - top));
     };
     g.area = QRectF(m_view->gutterWidth(), 0, std::max(0, viewport->width() - m_view->gutterWidth()), viewport->height());
-    // Finding markers sit in the rows kept for them (syncFindingRows): a rank's in its Findings lane
-    // (a collapsed group's on its summary strip), job-wide ones in the strip under the ruler. Until
-    // the rows are synced (a badge being dragged onto another rank) a rank's use its header row and
-    // job-wide ones the first header wholly in view.
-    const double viewportHeight = viewport->height();
-    const std::optional<QRectF> jobStrip = jobStripArea();
-    g.markerRow = [view, width, viewportHeight, jobStrip](RankId rank) -> std::optional<QRectF> {
-        const double left = view->gutterWidth();
-        auto row = [&](const GroupEntry *group, bool header) -> std::optional<QRectF> {
-            if (!group || group->hidden || group->layout.lanes().empty())
-                return std::nullopt;
-            const std::vector<Lane> &lanes = group->layout.lanes();
-            const Lane *lane = &lanes.front();
-            if (!header) {
-                if (const Lane *findings = group->layout.findingsLane())
-                    lane = findings;
-                else if (lanes.size() > 1 && lanes[1].is(LaneId::Summary))
-                    lane = &lanes[1];
-            }
-            // Less the lane's bottom separator, as the figure's strips.
-            const int h = lane->is(LaneId::Findings) ? lane->height - 1 : lane->height;
-            return QRectF(left, view->viewportY(*group) + lane->top, width - left, h);
-        };
-        if (rank != kNoRank)
-            return row(view->groupStack().find(rank), false);
-        if (jobStrip)
-            return QRectF(left, jobStrip->top(), jobStrip->width() - left, jobStrip->height() - 1);
-        // The first header wholly in view: only the groups in sight are looked at.
-        const GroupStack &stack = view->groupStack();
-        const int canvasTop = view->canvasTop();
-        const auto [first, last] = stack.overlapping(-canvasTop, -canvasTop + static_cast<int>(viewportHeight));
-        for (std::size_t i = first; i < last; ++i)
-            if (const auto r = row(&stack.entries()[i], true); r && r->top() >= 0 && r->bottom() <= viewportHeight)
-                return r;
-        return std::nullopt;
-    };
+    // Finding markers sit in the rows the timeline keeps for them (FindingMarkerLayer::rows).
+    g.markerRow = m_view->findingMarkers().rows(width, viewport->height(), jobStripArea());
     return g;
-}
-
-const AnnotationOverlay::Numbering &AnnotationOverlay::numbering() const
-{
-    std::shared_ptr<const AnalysisResult> analysis = m_view->analysis();
-    if (analysis != m_numbering.analysis) {
-        m_numbering.numbers = analysis ? findingNumbers(*analysis) : FindingNumbers();
-        m_numbering.order = analysis ? findingOrder(*analysis) : std::vector<int>();
-        m_numbering.analysis = std::move(analysis);
-    }
-    return m_numbering;
-}
-
-int AnnotationOverlay::findingNumberOf(const Annotation &a) const
-{
-    return findingNumber(numbering().numbers, a);
 }
 
 AnnotationStyle AnnotationOverlay::style() const
 {
-    AnnotationStyle style;
-    style.findings = FindingMarks::NumberedMarker;
-    style.number = [this](const Annotation &a) { return findingNumberOf(a); };
-    return style;
-}
-
-std::pair<const Finding *, int> AnnotationOverlay::findingOf(const Annotation &a) const
-{
-    const Numbering &n = numbering();
-    const int number = findingNumber(n.numbers, a);
-    if (number <= 0 || number > static_cast<int>(n.order.size()))
-        return {nullptr, -1};
-    const int index = n.order[static_cast<std::size_t>(number - 1)];
-    return {&n.analysis->findings[static_cast<std::size_t>(index)], index};
+    return m_view->findingMarkers().style();
 }
 
 QString AnnotationOverlay::toolTipFor(std::uint64_t id) const
 {
     const Annotation *a = m_store ? m_store->find(id) : nullptr;
-    const Finding *f = a ? findingOf(*a).first : nullptr;
-    if (!f)
-        return {};
-    QString tip = QStringLiteral("<b style='color:%1'>%2 &nbsp;%3</b><br>%4")
-                      .arg(FindingStyle::severityColor(f->severity).name(), QString::number(findingNumberOf(*a)),
-                           FindingStyle::severityLabel(f->severity), QString::fromStdString(f->title).toHtmlEscaped());
-    if (const QString title = QString::fromStdString(f->title); !a->text.isEmpty() && a->text != title)
-        tip += QStringLiteral("<br><i>%1</i>").arg(a->text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
-    tip += QStringLiteral("<br><span style='color:#6b7280'>%1</span>").arg(tr("Click to select it in Findings, drag to move it."));
-    return tip;
+    return a ? m_view->findingMarkers().toolTip(*a) : QString();
 }
 
 RankId AnnotationOverlay::rankAt(double y) const
@@ -272,7 +195,7 @@ void AnnotationOverlay::paintEvent(QPaintEvent *)
     AnnotationPainter::paint(painter, shown, geometry, m_store->selectedId(), m_hovered, look);
     // The strip gets the job-wide badges only: a rank's row scrolled up behind it stays hidden.
     if (const std::optional<QRectF> strip = jobStripArea()) {
-        std::erase_if(shown, [this](const Annotation &a) { return a.rank != kNoRank || !isMarker(a); });
+        std::erase_if(shown, [this](const Annotation &a) { return a.rank != kNoRank || !m_view->findingMarkers().isMarker(a); });
         painter.setClipRect(*strip);
         AnnotationPainter::paint(painter, shown, geometry, m_store->selectedId(), m_hovered, look);
     }
@@ -454,7 +377,7 @@ bool AnnotationOverlay::mouseRelease(QMouseEvent *event)
     if (m_mode == Mode::Drag) {
         m_store->endMove();
         // A click (no drag) on a finding's marker selects the finding, as a click in the panel does.
-        if (const int index = findingOf(m_dragOrigin).second; !m_moved && index >= 0) {
+        if (const int index = m_view->findingMarkers().findingOf(m_dragOrigin).second; !m_moved && index >= 0) {
             m_mode = Mode::Idle;
             m_view->viewState()->setSelectedFinding(index);
         }

@@ -1,5 +1,5 @@
 #pragma once
-// Draws the annotations of an AnnotationStore over the whole timeline viewport, across rank groups
+// The annotation editor: draws the annotations of an AnnotationStore over the whole timeline viewport, across rank groups
 // and over their memory charts (a QCustomPlot child would otherwise cover the memory lane), and
 // handles the mouse for them: it watches the rank groups' events and takes only the ones that are
 // about annotations (a press on one, Shift+drag, placing an arrow, the context menu), so panning,
@@ -54,17 +54,13 @@ public:
     AnnotationStore *store() const { return m_store; }
     /// Starts handling the mouse of `group` (the view calls this for each group it makes).
     void watch(RankGroupWidget *group);
-    /// True when `a` is drawn as a numbered badge: a finding annotation (not an arrow) that the
-    /// view's analysis numbers.
-    bool isMarker(const Annotation &a) const;
     /// Where things are on this widget (viewport coordinates), for painting and hit-testing.
     AnnotationGeometry geometryForPainting() const;
-    /// How annotations are drawn here: findings of the view's analysis as numbered markers.
+    /// How annotations are drawn here: findings as the timeline's numbered markers
+    /// (TimelineView::findingMarkers()).
     AnnotationStyle style() const;
-    /// The number of the finding `a` was made from (findingNumber()), 0 when it has none.
-    int findingNumberOf(const Annotation &a) const;
-    /// The tooltip of annotation `id`: a finding marker's number, severity and full title (and the
-    /// user's text when it was edited); empty for anything else.
+    /// The tooltip of annotation `id`: a finding marker's (FindingMarkerLayer::toolTip); empty for
+    /// anything else.
     QString toolTipFor(std::uint64_t id) const;
     /// The annotation under the mouse, 0 for none.
     std::uint64_t hoveredId() const { return m_hovered; }
@@ -111,14 +107,6 @@ private:
     /// The finding of the view's analysis `a` was made from, and its index; {nullptr, -1} if none.
     std::pair<const Finding *, int> findingOf(const Annotation &a) const;
 
-    // The numbering of the view's analysis, rebuilt when the view gets another one.
-    struct Numbering {
-        std::shared_ptr<const AnalysisResult> analysis; // held, so a new result never reuses its address
-        FindingNumbers numbers;
-        std::vector<int> order; // number - 1 → index into analysis->findings
-    };
-    const Numbering &numbering() const;
-
     TimelineView *m_view;
     QPointer<AnnotationStore> m_store;
     Mode m_mode = Mode::Idle;
@@ -131,7 +119,6 @@ private:
     TimeNs m_startTime = 0;       // CreateRange, PlaceArrow: time where it started
     bool m_moved = false;         // Drag: the mouse went past the drag threshold
     bool m_swallowRelease = false; // the release after a press we took
-    mutable Numbering m_numbering;
 };
 
 } // namespace rs

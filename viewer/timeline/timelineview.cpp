@@ -6,6 +6,7 @@
 
 #include "annotationoverlay.h"
 #include "annotations/annotationstore.h"
+#include "findingmarkerlayer.h"
 #include "findingsstrip.h"
 #include "pinnedlanes.h"
 #include "rankgroupwidget.h"
@@ -29,6 +30,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     : QScrollArea(parent)
     , m_state(state)
     , m_ctx(std::make_unique<TimelineContext>())
+    , m_markers(std::make_unique<FindingMarkerLayer>(this))
 {
     m_ctx->state = state;
     setFrameShape(QFrame::NoFrame);
@@ -266,9 +268,8 @@ void TimelineView::syncFindingRows()
     std::set<RankId> ranks;
     bool jobWide = false;
     if (const AnnotationStore *store = m_annotations->store()) {
-        const FindingNumbers numbers = m_ctx->analysis ? findingNumbers(*m_ctx->analysis) : FindingNumbers();
         for (const Annotation &a : store->visibleAnnotations())
-            if (a.origin == Annotation::Origin::Finding && a.kind != Annotation::Kind::Arrow && findingNumber(numbers, a) > 0) {
+            if (m_markers->isMarker(a)) {
                 if (a.rank == kNoRank)
                     jobWide = true;
                 else

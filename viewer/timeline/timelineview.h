@@ -29,6 +29,7 @@ namespace rs {
 
 class AnnotationOverlay;
 class AnnotationStore;
+class FindingMarkerLayer;
 class FindingsStrip;
 class PinnedLanes;
 class RankGroupWidget;
@@ -62,6 +63,8 @@ public:
     AnnotationStore *annotationStore() const;
     /// The widget that paints annotations over the viewport and handles the mouse for them.
     AnnotationOverlay *annotationOverlay() const { return m_annotations; }
+    /// Which annotations are finding markers, their numbers, tooltips and rows.
+    const FindingMarkerLayer &findingMarkers() const { return *m_markers; }
     /// The strip pinned under the ruler that holds the badges of job-wide finding annotations; shown
     /// (and the viewport moved down by its height) only while there are such badges.
     FindingsStrip *jobFindingsStrip() const { return m_jobFindings; }
@@ -169,6 +172,7 @@ private:
     StickyHeader *m_sticky;           // the header of the rank being read, pinned at the viewport's top
     PinnedLanes *m_pinned;            // under the ruler, outside the viewport like it
     AnnotationOverlay *m_annotations; // on top of the groups, across all of them and the strip
+    std::unique_ptr<FindingMarkerLayer> m_markers;
     std::vector<RankGroupWidget *> m_groups; // bound to a group, in no order
     std::vector<RankGroupWidget *> m_spare;  // idle, hidden, ready to bind
     TrackFinder *m_finder = nullptr; // made on the first Ctrl+P
