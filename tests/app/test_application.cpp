@@ -14,10 +14,12 @@
 #include "panels/clockoffsetspanel.h"
 #include "panels/importlogpanel.h"
 #include "models/diagnosticsmodel.h"
+#include "palette.h"
 #include "timeline/lanekind.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/pinnedlanes.h"
 #include "timeline/timelineview.h"
+#include "timeline/timeruler.h"
 #include "timeline/trackfinder.h"
 #include "viewstate.h"
 
@@ -115,6 +117,36 @@ private Q_SLOTS:
         auto *status = w.findChild<QLabel *>(QStringLiteral("statusText"));
         QVERIFY(status);
         QVERIFY2(status->text().contains(QLatin1String("Rank 2 ran out of GPU memory")), qPrintable(status->text()));
+    }
+
+    // The desktop switching to a dark theme while the incident is open turns the timeline dark at
+    // once (the palette change reaches it live); back to light, it is white again.
+    void timelineFollowsTheDesktopTheme()
+    {
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        rs::MainWindow &w = app.window();
+        const QPalette light = QApplication::palette();
+        QPalette dark = light;
+        dark.setColor(QPalette::Window, QColor(0x1f, 0x22, 0x27));
+        dark.setColor(QPalette::Base, QColor(0x18, 0x1a, 0x1f));
+        dark.setColor(QPalette::WindowText, QColor(0xe6, 0xe8, 0xec));
+        dark.setColor(QPalette::Text, QColor(0xe6, 0xe8, 0xec));
+        dark.setColor(QPalette::Button, QColor(0x2a, 0x2d, 0x33));
+        dark.setColor(QPalette::ButtonText, QColor(0xe6, 0xe8, 0xec));
+        QApplication::setPalette(dark);
+        QTRY_VERIFY(rs::Palette::screen().isDark());
+        rs::TimelineView *timeline = w.timeline();
+        QTRY_VERIFY(timeline->viewport()->palette().color(QPalette::Window).lightness() < 80);
+        const QImage shot = w.grab().toImage();
+        if (const QString keep = qEnvironmentVariable("RANKSCOPE_SCREENSHOTS"); !keep.isEmpty())
+            shot.save(QDir(keep).filePath(QStringLiteral("app-dark.png")));
+        // The ruler, right of its labels, is dark.
+        const QPoint ruler = timeline->ruler()->mapTo(&w, QPoint(timeline->ruler()->width() - 4, 3));
+        QVERIFY2(shot.pixelColor(ruler).lightness() < 80, qPrintable(shot.pixelColor(ruler).name()));
+        QApplication::setPalette(light);
+        QTRY_VERIFY(!rs::Palette::screen().isDark());
+        QTRY_VERIFY(timeline->viewport()->palette().color(QPalette::Window).lightness() > 200);
     }
 
     // View ▸ Compact Lanes keeps what a compact figure keeps (memory, steps, log, launcher, GPU
