@@ -38,6 +38,13 @@ const Palette &Palette::paper()
                                       QColor(0xf6, 0xf7, 0xf9),     // NoData
                                       QColor(0x9a, 0xa0, 0xab),     // ChromeTick
                                       QColor(0xfa, 0xfb, 0xfc),     // FaintRow
+                                      QColor(0xfd, 0xf6, 0xe8),     // WarningRow
+                                      QColor(0xfd, 0xee, 0xee),     // ErrorRow
+                                      QColor(0xfb, 0xe3, 0xe8),     // OomRow
+                                      QColor(0x1f, 0x4e, 0x8c),     // Link
+                                      QColor(0x1f, 0x6f, 0x3f),     // FixText
+                                      QColor(0xee, 0xf7, 0xf1),     // FixBox
+                                      QColor(0xf8, 0xfa, 0xfc),     // Panel
                                   });
     return p;
 }
@@ -67,6 +74,13 @@ const Palette &Palette::dark()
                                      QColor(0x2a, 0x2d, 0x33),    // NoData
                                      QColor(0x6b, 0x72, 0x80),    // ChromeTick
                                      QColor(0x22, 0x25, 0x2b),    // FaintRow
+                                     QColor(0x3a, 0x31, 0x1d),    // WarningRow
+                                     QColor(0x40, 0x24, 0x24),    // ErrorRow
+                                     QColor(0x46, 0x20, 0x2b),    // OomRow
+                                     QColor(0x8a, 0xb4, 0xf8),    // Link
+                                     QColor(0x7f, 0xd1, 0xa0),    // FixText
+                                     QColor(0x1e, 0x33, 0x27),    // FixBox
+                                     QColor(0x25, 0x29, 0x30),    // Panel
                                  });
     return p;
 }

@@ -8,6 +8,7 @@
 // OOM red, the spike amber) are not roles: they are the same in both sets.
 
 #include <QColor>
+#include <QString>
 
 #include <array>
 #include <cstdint>
@@ -42,6 +43,13 @@ public:
         NoData,          ///< the ranks overview where a rank has no data
         ChromeTick,      ///< the ruler's tick marks
         FaintRow,        ///< a row of badges rather than data (the Findings row)
+        WarningRow,      ///< behind a warning's row in a list (the Log)
+        ErrorRow,        ///< behind an error's row
+        OomRow,          ///< behind an out-of-memory row
+        Link,            ///< a link in text
+        FixText,         ///< the fix a finding names
+        FixBox,          ///< behind it
+        Panel,           ///< a text block set off from its panel (the incident story)
         Count_
     };
 
@@ -56,6 +64,8 @@ public:
     static void setScreenFrom(const QPalette &palette);
 
     QColor color(Role role) const { return m_colors[static_cast<std::size_t>(role)]; }
+    /// The colour as a style sheet or HTML writes it ("#rrggbb").
+    QString css(Role role) const { return color(role).name(); }
     bool isDark() const { return m_dark; }
 
 private:

@@ -1,5 +1,7 @@
 #include "compareview.h"
 
+#include "palette.h"
+
 #include "compare/rankdiff.h"
 #include "compare/referencerank.h"
 #include "comparesortfiltermodel.h"
@@ -131,7 +133,7 @@ void CompareView::buildUi()
                               "to the per-metric medians over all ranks."));
     top->addWidget(m_refCombo);
     m_refNote = new QLabel(this);
-    m_refNote->setStyleSheet(QStringLiteral("color:#555d68"));
+    m_refNote->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
     top->addWidget(m_refNote);
     m_showRef = new QCheckBox(tr("Reference curve in every row"), this);
     m_showRef->setChecked(true);
@@ -208,7 +210,7 @@ void CompareView::buildUi()
                                    "was cut off inside a step."));
     bar->addWidget(m_completedOnly);
     m_diffStatus = new QLabel(diff);
-    m_diffStatus->setStyleSheet(QStringLiteral("color:#555d68"));
+    m_diffStatus->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
     bar->addWidget(m_diffStatus);
     diffLayout->addLayout(bar);
     auto *diffSplit = new QSplitter(Qt::Horizontal, diff);

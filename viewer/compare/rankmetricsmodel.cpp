@@ -1,5 +1,7 @@
 #include "rankmetricsmodel.h"
 
+#include "palette.h"
+
 #include "rankcolors.h"
 #include "timeformat.h"
 
@@ -195,9 +197,12 @@ QVariant RankMetricsModel::data(const QModelIndex &index, int role) const
     }
     case Qt::ForegroundRole:
         if (col == RankColumn)
-            return RankColors::textColor(m.rank);
+            return RankColors::textColor(m.rank, Palette::screen());
         if (!value(m, col))
-            return QColor(0x9a, 0xa0, 0xa6);
+            return Palette::screen().color(Palette::Role::ChromeTick);
+        // The deviation tints are pale on any theme: dark text on them stays readable.
+        if (Palette::screen().isDark() && cellBackground(m, ref, col).isValid())
+            return Palette::paper().color(Palette::Role::Title);
         return {};
     case Qt::FontRole:
         if (isRef) {

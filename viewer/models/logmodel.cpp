@@ -1,5 +1,7 @@
 #include "logmodel.h"
 
+#include "palette.h"
+
 #include "placements.h"
 
 #include "logstyle.h"
@@ -155,9 +157,9 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
     if (role == Qt::BackgroundRole) {
         // A faint band behind the rows that matter, strong enough to catch the eye while scrolling.
         switch (mark) {
-        case LogStyle::Mark::Warning: return QColor(0xfd, 0xf6, 0xe8);
-        case LogStyle::Mark::Error: return QColor(0xfd, 0xee, 0xee);
-        case LogStyle::Mark::Oom: return QColor(0xfb, 0xe3, 0xe8);
+        case LogStyle::Mark::Warning: return Palette::screen().color(Palette::Role::WarningRow);
+        case LogStyle::Mark::Error: return Palette::screen().color(Palette::Role::ErrorRow);
+        case LogStyle::Mark::Oom: return Palette::screen().color(Palette::Role::OomRow);
         case LogStyle::Mark::Info: break;
         }
         return {};

@@ -1,5 +1,7 @@
 #include "memorysummarymodel.h"
 
+#include "palette.h"
+
 #include "placements.h"
 
 #include "rankcolors.h"
@@ -258,7 +260,10 @@ QVariant MemorySummaryModel::data(const QModelIndex &index, int role) const
     case Qt::TextAlignmentRole:
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ForegroundRole:
-        return v ? QVariant() : QVariant(QColor(0x9a, 0xa1, 0xad));
+        if (!v)
+            return QVariant(QColor(0x9a, 0xa1, 0xad));
+        // The deviation tints are pale on any theme: dark text on them stays readable.
+        return deviation && Palette::screen().isDark() ? QVariant(Palette::paper().color(Palette::Role::Title)) : QVariant();
     default: break;
     }
     return {};

@@ -1,5 +1,7 @@
 #include "clockoffsetspanel.h"
 
+#include "palette.h"
+
 #include "rankcolors.h"
 #include "timeformat.h"
 
@@ -59,7 +61,7 @@ ClockOffsetsPanel::ClockOffsetsPanel(QWidget *parent)
     m_note = new QLabel(tr("An offset is added to every time of its rank to place it on the common axis. "
                            "Type one in µs to correct the alignment; the timeline moves at once and the analysis reruns."));
     m_note->setWordWrap(true);
-    m_note->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    m_note->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
     m_resetAll = new QPushButton(tr("Reset All"));
     m_resetAll->setToolTip(tr("Back to the estimated offsets of every rank"));
     connect(m_resetAll, &QPushButton::clicked, this, &ClockOffsetsPanel::resetAll);

@@ -1,5 +1,7 @@
 #include "detailspanel.h"
 
+#include "palette.h"
+
 #include "placements.h"
 
 #include "logstyle.h"
@@ -92,7 +94,7 @@ DetailsPanel::DetailsPanel(ViewState *state, QWidget *parent)
     m_empty = new QLabel(tr("Select an event, a log record or an OOM marker on the timeline to see its details."));
     m_empty->setWordWrap(true);
     m_empty->setAlignment(Qt::AlignCenter);
-    m_empty->setStyleSheet(QStringLiteral("color: #6b7280; padding: 24px;"));
+    m_empty->setStyleSheet(QStringLiteral("color: %1; padding: 24px;").arg(Palette::screen().css(Palette::Role::Muted)));
 
     m_tree = new QTreeWidget;
     m_tree->setColumnCount(2);

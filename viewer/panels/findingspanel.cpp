@@ -1,5 +1,9 @@
 #include "findingspanel.h"
 
+#include "palette.h"
+
+#include <QGuiApplication>
+
 #include "annotations/annotationpainter.h"
 #include "findingstyle.h"
 #include "models/findingsfiltermodel.h"
@@ -97,7 +101,7 @@ FindingsPanel::FindingsPanel(ViewState *state, QWidget *parent)
     m_text->setPlaceholderText(tr("Filter findings…"));
     m_text->setClearButtonEnabled(true);
     m_count = new QLabel;
-    m_count->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    m_count->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
     auto *bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 4);
     bar->addWidget(m_severity);
@@ -132,9 +136,7 @@ FindingsPanel::FindingsPanel(ViewState *state, QWidget *parent)
     m_details = new QTextBrowser;
     m_details->setOpenLinks(false);
     m_details->setFrameShape(QFrame::NoFrame);
-    m_details->document()->setDefaultStyleSheet(QStringLiteral(
-        "a { color: #1f4e8c; text-decoration: none; } h4 { margin: 10px 0 3px 0; color: #374151; }"
-        ".muted { color: #6b7280; } .fix { background: #eef7f1; }"));
+    applyColors();
 
     auto *split = new QSplitter(Qt::Vertical);
     split->addWidget(m_tree);
@@ -146,7 +148,7 @@ FindingsPanel::FindingsPanel(ViewState *state, QWidget *parent)
     m_empty = new QLabel(tr("No findings yet: open a session; the analysis runs once it is loaded."));
     m_empty->setWordWrap(true);
     m_empty->setAlignment(Qt::AlignCenter);
-    m_empty->setStyleSheet(QStringLiteral("color: #6b7280; padding: 16px;"));
+    m_empty->setStyleSheet(QStringLiteral("color: %1; padding: 16px;").arg(Palette::screen().css(Palette::Role::Muted)));
     m_stack = new QStackedWidget;
     m_stack->addWidget(m_empty);
     m_stack->addWidget(split);
@@ -500,6 +502,28 @@ void FindingsPanel::renderDetails()
     m_details->setHtml(out);
 }
 
+void FindingsPanel::applyColors()
+{
+    const Palette &colors = Palette::screen();
+    m_details->document()->setDefaultStyleSheet(QStringLiteral("a { color: %1; text-decoration: none; } h4 { margin: 10px 0 3px 0; color: %2; }"
+                                                               ".muted { color: %3; } .fix { background: %4; }")
+                                                    .arg(colors.css(Palette::Role::Link), colors.css(Palette::Role::Title),
+                                                         colors.css(Palette::Role::Muted), colors.css(Palette::Role::FixBox)));
+}
+
+void FindingsPanel::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    // The desktop's theme changed (the timeline switches its Palette on the same event): the story
+    // and the details are written again in the new colours.
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange) {
+        Palette::setScreenFrom(QGuiApplication::palette());
+        applyColors();
+        renderStory();
+        renderDetails();
+    }
+}
+
 void FindingsPanel::renderStory()
 {
     const IncidentSummary &story = m_model->story();
@@ -519,7 +543,8 @@ void FindingsPanel::renderStory()
             const RankId r = m.captured(2).toInt();
             result += out.mid(last, m.capturedStart() - last);
             const bool culprit = std::find(story.culpritRanks.begin(), story.culpritRanks.end(), r) != story.culpritRanks.end();
-            result += culprit ? QStringLiteral("<a href='rank:%1' style='color:#1f4e8c'>%2</a>").arg(r).arg(m.captured(0)) : m.captured(0);
+            result += culprit ? QStringLiteral("<a href='rank:%1' style='color:%3'>%2</a>").arg(r).arg(m.captured(0), Palette::screen().css(Palette::Role::Link))
+                              : m.captured(0);
             last = m.capturedEnd();
         }
         return result + out.mid(last);
@@ -541,11 +566,14 @@ void FindingsPanel::renderStory()
     if (!rest.isEmpty())
         out += QLatin1Char(' ') + linked(rest);
     if (!fix.isEmpty())
-        out += QStringLiteral("<div style='margin-top:5px; color:#1f6f3f'><b>%1</b> %2</div>").arg(tr("Fix:"), fix.toHtmlEscaped());
+        out += QStringLiteral("<div style='margin-top:5px; color:%3'><b>%1</b> %2</div>")
+                   .arg(tr("Fix:"), fix.toHtmlEscaped(), Palette::screen().css(Palette::Role::FixText));
     m_story->setText(out);
-    m_story->setStyleSheet(QStringLiteral("QLabel { background: #f8fafc; color: #111827; border: none; border-left: 4px solid %1;"
-                                          " border-bottom: 1px solid #e5e7eb; padding: 8px 10px; }")
-                               .arg(FindingStyle::severityColor(severity).name()));
+    const Palette &colors = Palette::screen();
+    m_story->setStyleSheet(QStringLiteral("QLabel { background: %2; color: %3; border: none; border-left: 4px solid %1;"
+                                          " border-bottom: 1px solid %4; padding: 8px 10px; }")
+                               .arg(FindingStyle::severityColor(severity).name(), colors.css(Palette::Role::Panel), colors.css(Palette::Role::Title),
+                                    colors.css(Palette::Role::Separator)));
     m_story->setToolTip(tr("The incident as one story, built from the findings and their time order"));
     m_story->show();
 }

@@ -76,6 +76,9 @@ Q_SIGNALS:
     /// The selected finding changed (-1: none).
     void currentFindingChanged(int findingIndex);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     const Finding *findingAt(int findingIndex) const;
     void currentChanged(const QModelIndex &current);
@@ -83,6 +86,8 @@ private:
     void showFinding(int findingIndex, bool move);
     void renderDetails();
     void renderStory();
+    /// The details' style sheet in the screen's colours (Palette).
+    void applyColors();
     void storyLinkActivated(const QString &link);
     void linkClicked(const QUrl &url);
     void contextMenu(const QPoint &pos);

@@ -1,5 +1,7 @@
 #include "importlogpanel.h"
 
+#include "palette.h"
+
 #include "models/diagnosticsmodel.h"
 #include "models/importlogmodel.h"
 #include "plural.h"
@@ -63,7 +65,7 @@ ImportLogPanel::ImportLogPanel(QWidget *parent)
     m_filter->setClearButtonEnabled(true);
     connect(m_filter, &QLineEdit::textChanged, this, &ImportLogPanel::setFilterText);
     m_summary = new QLabel;
-    m_summary->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    m_summary->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
 
     m_sourcesView = makeTable(m_sourcesProxy);
     m_sourcesView->sortByColumn(-1, Qt::AscendingOrder);

@@ -1,5 +1,7 @@
 #include "logpanel.h"
 
+#include "palette.h"
+
 #include "logstyle.h"
 #include "models/logfiltermodel.h"
 #include "models/logmodel.h"
@@ -59,7 +61,7 @@ LogPanel::LogPanel(ViewState *state, QWidget *parent)
     m_text->setPlaceholderText(tr("Filter messages"));
     m_text->setClearButtonEnabled(true);
     m_count = new QLabel;
-    m_count->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    m_count->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
 
     m_view = new QTableView;
     m_view->setModel(m_proxy);
@@ -85,7 +87,7 @@ LogPanel::LogPanel(ViewState *state, QWidget *parent)
                                 "torchrun log to see them here and on each rank's log lane."));
     empty->setWordWrap(true);
     empty->setAlignment(Qt::AlignCenter);
-    empty->setStyleSheet(QStringLiteral("color: #6b7280; padding: 16px;"));
+    empty->setStyleSheet(QStringLiteral("color: %1; padding: 16px;").arg(Palette::screen().css(Palette::Role::Muted)));
     m_stack = new QStackedWidget;
     m_stack->addWidget(empty);
     m_stack->addWidget(m_view);

@@ -1,5 +1,7 @@
 #include "memorysummarypanel.h"
 
+#include "palette.h"
+
 #include "models/memorysummarymodel.h"
 #include "plural.h"
 #include "rankcolors.h"
@@ -63,7 +65,7 @@ MemorySummaryPanel::MemorySummaryPanel(ViewState *state, QWidget *parent)
     m_statistic->addItem(tr("Total freed"), static_cast<int>(MemorySummaryModel::Statistic::TotalFreed));
     m_statistic->setToolTip(tr("Which column of the printed tables the metric rows compare"));
     m_caption = new QLabel;
-    m_caption->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    m_caption->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
 
     m_view = new QTableView;
     m_view->setModel(m_model);
@@ -96,14 +98,14 @@ MemorySummaryPanel::MemorySummaryPanel(ViewState *state, QWidget *parent)
                                    swatch(MemorySummaryModel::deviationColor(0.5))));
     m_legend->setTextFormat(Qt::RichText);
     m_legend->setWordWrap(true);
-    m_legend->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    m_legend->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
 
     auto *empty = new QLabel(tr("No memory_summary() tables in this session. Print torch.cuda.memory_summary() "
                                 "from the training script (for example when it catches an OOM) and add that output "
                                 "to compare the allocator's state across ranks."));
     empty->setWordWrap(true);
     empty->setAlignment(Qt::AlignCenter);
-    empty->setStyleSheet(QStringLiteral("color: #6b7280; padding: 16px;"));
+    empty->setStyleSheet(QStringLiteral("color: %1; padding: 16px;").arg(Palette::screen().css(Palette::Role::Muted)));
     auto *tablePage = new QWidget;
     auto *tableLayout = new QVBoxLayout(tablePage);
     tableLayout->setContentsMargins(0, 0, 0, 0);
