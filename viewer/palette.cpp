@@ -1,16 +1,9 @@
 #include "palette.h"
 
+#include <QGuiApplication>
 #include <QPalette>
 
-#include <atomic>
-
 namespace rs {
-
-namespace {
-
-std::atomic<bool> g_screenDark{false};
-
-} // namespace
 
 const Palette &Palette::paper()
 {
@@ -87,14 +80,11 @@ const Palette &Palette::dark()
 
 const Palette &Palette::screen()
 {
-    return g_screenDark.load(std::memory_order_relaxed) ? dark() : paper();
-}
-
-void Palette::setScreenFrom(const QPalette &palette)
-{
-    // A dark desktop theme gives the application a dark window colour (Qt 6.4 has no colour-scheme
-    // hint yet): the lightness of that colour decides.
-    g_screenDark.store(palette.color(QPalette::Window).lightness() < 128, std::memory_order_relaxed);
+    // Read from the application each time, so no copy of the theme can go stale: a dark desktop
+    // theme gives the application a dark window colour (Qt 6.4 has no colour-scheme hint yet).
+    if (!qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
+        return paper();
+    return QGuiApplication::palette().color(QPalette::Window).lightness() < 128 ? dark() : paper();
 }
 
 } // namespace rs

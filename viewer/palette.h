@@ -13,8 +13,6 @@
 #include <array>
 #include <cstdint>
 
-class QPalette;
-
 namespace rs {
 
 class Palette
@@ -58,10 +56,8 @@ public:
     /// The screen on a dark desktop.
     static const Palette &dark();
     /// What the screen uses now: dark when the application palette's window colour is dark (the
-    /// desktop's theme), else paper. Set again with setScreenFrom() when the theme changes.
+    /// desktop's theme), else paper (also without a GUI application: a command line draws figures).
     static const Palette &screen();
-    /// Picks the screen's set from `palette` (QGuiApplication::palette() when the theme changes).
-    static void setScreenFrom(const QPalette &palette);
 
     QColor color(Role role) const { return m_colors[static_cast<std::size_t>(role)]; }
     /// The colour as a style sheet or HTML writes it ("#rrggbb").

@@ -191,7 +191,6 @@ void TestTimelineRender::darkDesktopDarkTimelineWhitePaper()
     }
     QCOMPARE(paper.pixelColor(paper.width() - 3, paper.height() / 2).rgb(), QColor(Qt::white).rgb());
     QGuiApplication::setPalette(light);
-    Palette::setScreenFrom(light);
     QVERIFY(!Palette::screen().isDark());
 }
 

@@ -2,7 +2,6 @@
 
 #include "palette.h"
 
-#include <QGuiApplication>
 
 #include "annotations/annotationpainter.h"
 #include "findingstyle.h"
@@ -517,7 +516,6 @@ void FindingsPanel::changeEvent(QEvent *event)
     // The desktop's theme changed (the timeline switches its Palette on the same event): the story
     // and the details are written again in the new colours.
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange) {
-        Palette::setScreenFrom(QGuiApplication::palette());
         applyColors();
         renderStory();
         renderDetails();

@@ -126,15 +126,20 @@ void GroupStack::analysisChanged(const TimelineContext &ctx)
         e.header.divergence = ctx.analysis ? AnalysisOverlay::divergenceBadge(*ctx.analysis, e.rank) : QString();
 }
 
-bool GroupStack::setFindings(TimelineContext &ctx, RankId rank, bool on)
+bool GroupStack::setFindingRows(TimelineContext &ctx, const std::set<RankId> &ranks)
 {
-    GroupEntry *e = findMutable(rank);
-    if (!e || e->findings == on)
-        return false;
-    e->findings = on;
-    layOut(ctx, *e);
-    restack();
-    return true;
+    bool changed = false;
+    for (GroupEntry &e : m_entries) {
+        const bool on = ranks.contains(e.rank);
+        if (e.findings == on)
+            continue;
+        e.findings = on;
+        layOut(ctx, e);
+        changed = true;
+    }
+    if (changed)
+        restack(); // once, however many groups gained or lost their row
+    return changed;
 }
 
 void GroupStack::setHidden(RankId rank, bool hidden)

@@ -12,6 +12,7 @@
 
 #include <QCoreApplication>
 
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -46,8 +47,8 @@ public:
     bool relayout(TimelineContext &ctx, RankId rank = kNoRank);
     /// The analysis changed: divergence badges.
     void analysisChanged(const TimelineContext &ctx);
-    /// Sets the Findings row of `rank`; false when it had it already (nothing relaid).
-    bool setFindings(TimelineContext &ctx, RankId rank, bool on);
+    /// Gives a Findings row to exactly `ranks`' groups; false when nothing changed.
+    bool setFindingRows(TimelineContext &ctx, const std::set<RankId> &ranks);
     /// Hides or shows `rank`'s group and stacks again.
     void setHidden(RankId rank, bool hidden);
     /// Moves every group so the first starts at canvas row `top`.

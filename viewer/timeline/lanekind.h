@@ -101,6 +101,10 @@ struct LaneFrame {
 
     /// Data time → x: the view's scale shifted by the rank's offset.
     TimeScale dataScale() const { return view.shifted(offset); }
+    /// The on-screen frame of `rank`'s `layout`, `width` wide: the view state's window, the rank's
+    /// clock offset, hover, selection and highlight; the whole group exposed, no painter yet. The
+    /// group widgets, the sticky header and the pinned lanes start from it.
+    static LaneFrame onScreen(TimelineContext &ctx, const LaneLayout &layout, RankId rank, int width);
 };
 
 /// Compact detail (figures' `--detail compact`): which lanes stay. Kinds decide with the group's

@@ -71,18 +71,9 @@ const PinnedLanes::Row *PinnedLanes::rowAt(int y) const
 
 LaneFrame PinnedLanes::frameFor(const Row &row) const
 {
-    LaneFrame f;
-    f.ctx = &m_ctx;
-    f.layout = &row.layout;
-    f.rank = row.rank;
-    f.view = {m_ctx.state->visibleRange(), static_cast<double>(m_ctx.gutterWidth), static_cast<double>(std::max(1, width() - m_ctx.gutterWidth))};
-    f.offset = m_ctx.state->clockOffset(row.rank);
-    f.width = width();
+    LaneFrame f = LaneFrame::onScreen(m_ctx, row.layout, row.rank, width());
     f.exposed = QRect(0, row.lane.top, width(), row.lane.height);
     f.font = font();
-    f.hovered = m_ctx.state->hovered();
-    f.selected = m_ctx.state->selection();
-    f.highlight = m_ctx.state->highlight();
     return f;
 }
 

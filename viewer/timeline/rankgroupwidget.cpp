@@ -145,15 +145,9 @@ void RankGroupWidget::paintHeader(TimelineContext &ctx, const GroupEntry &entry,
     GroupHeader header = entry.header;
     header.collapsed = ctx.state->isRankCollapsed(entry.rank);
     header.selected = ctx.state->selectedRank() == entry.rank;
-    LaneFrame f;
-    f.ctx = &ctx;
-    f.layout = &entry.layout;
+    LaneFrame f = LaneFrame::onScreen(ctx, entry.layout, entry.rank, width);
     f.header = &header;
-    f.rank = entry.rank;
-    f.view = {ctx.state->visibleRange(), static_cast<double>(ctx.gutterWidth), static_cast<double>(std::max(1, width - ctx.gutterWidth))};
-    f.offset = ctx.state->clockOffset(entry.rank);
     f.painter = &painter;
-    f.width = width;
     f.exposed = QRect(0, 0, width, entry.layout.lanes().front().height);
     painter.save();
     painter.setClipRect(f.exposed);
@@ -258,19 +252,9 @@ void RankGroupWidget::updateEvent(const EventRef &event)
 
 LaneFrame RankGroupWidget::frame() const
 {
-    LaneFrame f;
-    f.ctx = &m_ctx;
-    f.layout = &layout();
+    LaneFrame f = LaneFrame::onScreen(m_ctx, layout(), m_rank, width());
     f.header = &entry().header;
-    f.rank = m_rank;
-    f.view = viewScale();
-    f.offset = offset();
-    f.width = width();
-    f.exposed = rect();
     f.font = font();
-    f.hovered = m_ctx.state->hovered();
-    f.selected = m_ctx.state->selection();
-    f.highlight = m_ctx.state->highlight();
     f.chartWidget = m_plot != nullptr;
     return f;
 }

@@ -15,7 +15,6 @@
 #include "timeruler.h"
 #include "trackfinder.h"
 
-#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPainter>
@@ -41,7 +40,6 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     setViewportMargins(0, TimeRuler::kHeight, 0, 0);
     viewport()->setAutoFillBackground(true);
     // The screen's colours follow the desktop's theme (Palette); figures stay on paper.
-    Palette::setScreenFrom(QGuiApplication::palette());
     m_ctx->colors = &Palette::screen();
     QPalette pal = viewport()->palette();
     pal.setColor(QPalette::Window, m_ctx->colors->color(Palette::Role::Base));
@@ -277,10 +275,7 @@ void TimelineView::syncFindingRows()
             }
     }
     setJobFindingsStrip(jobWide);
-    bool changed = false;
-    for (const GroupEntry &e : m_ctx->groups.entries())
-        changed |= m_ctx->groups.setFindings(*m_ctx, e.rank, ranks.contains(e.rank));
-    if (!changed)
+    if (!m_ctx->groups.setFindingRows(*m_ctx, ranks))
         return;
     for (RankGroupWidget *g : m_groups)
         g->relayout();
@@ -533,7 +528,6 @@ void TimelineView::changeEvent(QEvent *event)
     QScrollArea::changeEvent(event);
     // The desktop switched between light and dark: every painter reads the new set.
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange) {
-        Palette::setScreenFrom(QGuiApplication::palette());
         if (m_ctx->colors != &Palette::screen()) {
             m_ctx->colors = &Palette::screen();
             QPalette pal = viewport()->palette();
