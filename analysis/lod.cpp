@@ -64,21 +64,40 @@ void decimateCounter(const CounterSeries &series, TimeRange visible, double nsPe
     const auto hi = static_cast<std::size_t>(std::lower_bound(times.begin() + static_cast<std::ptrdiff_t>(lo), times.end(), visible.end) - times.begin());
     if (lo > 0)
         out.push_back(singleSample(series, lo - 1));
-    std::int64_t column = -1;
-    for (std::size_t i = lo; i < hi; ++i) {
-        const auto k = static_cast<std::int64_t>(static_cast<double>(times[i] - visible.begin) / nsPerPixel);
-        const double v = series.values[i];
-        if (k != column) {
-            column = k;
-            out.push_back(singleSample(series, i));
-            continue;
+    // Column by column rather than sample by sample: the end of a column is found by galloping
+    // (a memory counter of a long trace has hundreds of samples per pixel when zoomed out), and
+    // its extremes come from a plain loop over the values that the compiler can vectorize.
+    const auto columnOf = [&](std::size_t i) { return static_cast<std::int64_t>(static_cast<double>(times[i] - visible.begin) / nsPerPixel); };
+    const double *values = series.values.data();
+    std::size_t i = lo;
+    while (i < hi) {
+        const std::int64_t column = columnOf(i);
+        // [i, j) is the column: gallop to a sample past it, then bisect.
+        std::size_t step = 1;
+        std::size_t below = i;
+        std::size_t j = i + 1;
+        while (j < hi && columnOf(j) == column) {
+            below = j;
+            step *= 2;
+            j = std::min(hi, i + step);
         }
-        CounterColumn &c = out.back();
-        c.lastTime = times[i];
-        c.last = v;
-        c.min = std::min(c.min, v);
-        c.max = std::max(c.max, v);
-        ++c.count;
+        j = static_cast<std::size_t>(std::partition_point(times.begin() + static_cast<std::ptrdiff_t>(below + 1), times.begin() + static_cast<std::ptrdiff_t>(j),
+                                                          [&](TimeNs t) { return static_cast<std::int64_t>(static_cast<double>(t - visible.begin) / nsPerPixel) == column; })
+                                     - times.begin());
+        CounterColumn c = singleSample(series, i);
+        double lowest = c.min;
+        double highest = c.max;
+        for (std::size_t k = i + 1; k < j; ++k) {
+            lowest = std::min(lowest, values[k]);
+            highest = std::max(highest, values[k]);
+        }
+        c.min = lowest;
+        c.max = highest;
+        c.lastTime = times[j - 1];
+        c.last = values[j - 1];
+        c.count = static_cast<std::uint32_t>(j - i);
+        out.push_back(c);
+        i = j;
     }
     if (hi < times.size())
         out.push_back(singleSample(series, hi));
