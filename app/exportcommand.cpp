@@ -9,6 +9,7 @@
 #include "export/mergedtracewriter.h"
 #include "export/reportwriter.h"
 #include "sessiondocument.h"
+#include "timeline/memorychart.h"
 
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -362,6 +363,12 @@ int ExportCommand::run(const QStringList &args, std::FILE *out, std::FILE *err)
     }
     if (!qobject_cast<QGuiApplication *>(QCoreApplication::instance())) {
         printErr(err, QStringLiteral("rankscope export: drawing needs a QGuiApplication (start it through the rankscope executable)"));
+        return Cli::Usage;
+    }
+    // Figures draw the memory chart through the engine the executable installs (the screen's
+    // QCustomPlot chart); without it they would carry a lane that says so, never a wrong chart.
+    if ((isFigureOutput(req.output) || !req.report.isEmpty()) && !MemoryChartEngine::installed()) {
+        printErr(err, QStringLiteral("rankscope export: figures need the memory chart engine (start it through the rankscope executable)"));
         return Cli::Usage;
     }
     const bool figureOut = isFigureOutput(req.output);

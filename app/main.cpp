@@ -2,12 +2,12 @@
 // argument names one.
 
 #include "application.h"
+#include "charts/memorychartrenderer.h"
 #include "cli.h"
 
 #include <QApplication>
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QSettings>
 
 #include <cstdio>
@@ -40,13 +40,15 @@ int main(int argc, char **argv)
     QCoreApplication::setApplicationVersion(QStringLiteral(RANKSCOPE_VERSION));
 
     if (!args.isEmpty() && args.front() == QLatin1String("export")) {
-        // Export draws (fonts, QPainter on images, SVG, PDF) but never shows a window: a
-        // QGuiApplication, on the offscreen platform when there is no display to talk to (CI, ssh).
+        // Export draws (fonts, QPainter on images, SVG, PDF) but never shows a window: on the
+        // offscreen platform when there is no display to talk to (CI, ssh). A QApplication, because
+        // the memory chart of a figure is the screen's QCustomPlot chart, a widget never shown.
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
             && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
         g_qtHandler = qInstallMessageHandler(quietRuntimeDirWarning);
-        QGuiApplication app(argc, argv);
+        QApplication app(argc, argv);
+        rs::MemoryChartRenderer::install();
         return rs::Cli::run(args);
     }
     if (rs::Cli::isSubcommand(args)) {
@@ -56,6 +58,7 @@ int main(int argc, char **argv)
     }
 
     QApplication app(argc, argv);
+    rs::MemoryChartRenderer::install();
     QStringList paths;
     std::map<std::string, int> assign;
     std::string timeZone;

@@ -3,6 +3,7 @@
 // source had errors but something was exported; 2 for usage errors, unknown extensions, empty
 // ranges, no rank left and nothing usable), and one line per written file on stdout.
 
+#include "charts/memorychartrenderer.h"
 #include "clirunner.h"
 #include "exportcommand.h"
 #include "testtrace.h"
@@ -29,7 +30,11 @@ class TestCliExport : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase() { QVERIFY(m_dir.isValid()); }
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        rs::MemoryChartRenderer::install(); // as the rankscope executable does before `export`
+    }
     void exportFile_data();
     void exportFile();
     void usageErrors_data();

@@ -9,6 +9,7 @@
 // Every incident is a copy of resources/demo with a session file written by SessionDocument the
 // way the viewer writes one (describe on the loaded session, then the person's choices).
 
+#include "charts/memorychartrenderer.h"
 #include "analyzer.h"
 #include "annotations/annotation.h"
 #include "clirunner.h"
@@ -152,6 +153,7 @@ QString TestCliSession::makeIncident(const QString &name, const Edit &edit)
 
 void TestCliSession::initTestCase()
 {
+    rs::MemoryChartRenderer::install(); // as the rankscope executable does before `export`
     QVERIFY(m_dir.isValid());
     rs::SessionLoader::Options options;
     options.timeZone = "UTC";

@@ -2,6 +2,7 @@
 // memory counter far above its GPU do not set the timeline's axis, the figure's range or the shared
 // memory scale; the Import Log names the source and says why.
 
+#include "charts/memorychartrenderer.h"
 #include "analyzer.h"
 #include "export/figurerenderer.h"
 #include "models/diagnosticsmodel.h"
@@ -66,6 +67,7 @@ class TestBadSource : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() { rs::MemoryChartRenderer::install(); } // figures draw the memory chart
     void timelineAxisIgnoresTheBadSource()
     {
         const SessionPtr s = sessionWithBadSources();

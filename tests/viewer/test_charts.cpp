@@ -2,12 +2,16 @@
 // reduced to min/max columns before QCustomPlot sees them, without losing a spike.
 
 #include "charts/columnfill.h"
+#include "charts/memorychartrenderer.h"
 #include "charts/memoryplot.h"
 #include "charts/timeaxisticker.h"
+#include "palette.h"
 #include "timeformat.h"
 #include "timeline/timeruler.h"
 
+#include <QPainter>
 #include <QTest>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <array>
@@ -31,6 +35,7 @@ private Q_SLOTS:
     void plotFollowsClockOffset();
     void areaFillCoversWhatTheLineReaches_data();
     void areaFillCoversWhatTheLineReaches();
+    void figureChartIsTheScreenChart();
 };
 
 void TestCharts::tickerMatchesTheRuler()
@@ -134,12 +139,13 @@ void TestCharts::areaFillCoversWhatTheLineReaches_data()
     for (TimeNs t = 0; t < 10000; t += 10)
         spike.push_back({t, t == 5000 ? 10.0 : 2.0});
     QTest::newRow("one-sample spike") << spike << 10.0 << Columns{{50, 50, 59}, {48, 10, 14}, {53, 10, 14}};
-    // A column that rises and falls back holds its last value, not its peak, until the next sample.
+    // A column that rises and falls back holds its last value, not its peak, until the next sample;
+    // the last sample gets its own pixel, and after it nothing is drawn (nothing is known).
     QTest::newRow("peak then drop") << Samples{{0, 2.0}, {2000, 10.0}, {2010, 2.0}, {9000, 5.0}}
-                                    << 10.0 << Columns{{20, 50, 59}, {35, 10, 14}, {85, 10, 14}, {95, 28, 32}};
+                                    << 10.0 << Columns{{20, 50, 59}, {35, 10, 14}, {85, 10, 14}, {89, 10, 14}, {90, 28, 32}, {95, 0, 0}};
     // Values far above the scale fill the column to the top; nothing wraps around.
-    QTest::newRow("off the scale") << Samples{{0, 1e300}, {5000, 0.1}} << 1.0
-                                   << Columns{{10, 59, 59}, {45, 59, 59}, {70, 4, 8}};
+    QTest::newRow("off the scale") << Samples{{0, 1e300}, {5000, 0.1}, {8000, 0.1}} << 1.0
+                                   << Columns{{10, 59, 59}, {45, 59, 59}, {70, 4, 8}, {90, 0, 0}};
 }
 
 void TestCharts::areaFillCoversWhatTheLineReaches()
@@ -166,6 +172,96 @@ void TestCharts::areaFillCoversWhatTheLineReaches()
         for (int y = 0; y < image.height(); ++y)
             filled += image.pixelColor(x, y).blue() > image.pixelColor(x, y).red() + 30 ? 1 : 0;
         QVERIFY2(filled >= min && filled <= max, qPrintable(QStringLiteral("column %1: %2 rows filled, want %3..%4").arg(x).arg(filled).arg(min).arg(max)));
+    }
+}
+
+void TestCharts::figureChartIsTheScreenChart()
+{
+    // A chart with everything it can show: an area with a spike and a drop, a line, the capacity
+    // rule, an OOM with its label, a spike band and the finding's highlight.
+    CounterSeries allocated, reserved;
+    for (TimeNs t = 0; t <= 10000; t += 50) {
+        allocated.times.push_back(t);
+        allocated.values.push_back(t == 4000 ? 70.0 : t < 6000 ? 20.0 + static_cast<double>(t % 700) / 100 : 12.0);
+        reserved.times.push_back(t);
+        reserved.values.push_back(t < 6000 ? 40.0 : 30.0);
+    }
+    MemoryChart chart;
+    chart.series = {{&allocated, "allocated", QColor(0x1f, 0x77, 0xb4), MemoryChart::Style::Area, 0},
+                    {&reserved, "reserved", QColor(0x11, 0x44, 0x66), MemoryChart::Style::Line, 1}};
+    chart.valueMax = 72;
+    chart.capacity = 76;
+    chart.ooms = {{7000, QStringLiteral("OOM · 2.00 GiB")}};
+    chart.spikes = {{3900, 200, QStringLiteral("+50 B"), QString()}};
+    chart.highlight = {6500, 7500};
+    ChartView view;
+    view.visible = {0, 10000};
+    view.gridStep = 1000;
+    view.gridSubdivisions = 2;
+    view.colors = &Palette::screen();
+    const QSize size(400, 90);
+
+    // The screen: the chart widget, shown.
+    MemoryPlot screen;
+    screen.resize(size);
+    screen.applyColors(*view.colors);
+    screen.setChart(chart);
+    screen.setTimeGrid(view.gridStep, view.gridSubdivisions);
+    screen.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&screen));
+    screen.setView(view.visible, view.origin, view.offset);
+    const QImage onScreen = screen.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    QCOMPARE(onScreen.size(), size);
+
+    // A figure: the installed engine, into an image at an offset, on this thread and on the pool
+    // (a report draws its images there).
+    MemoryChartRenderer::install();
+    const auto engine = MemoryChartEngine::installed();
+    QVERIFY(engine);
+    const auto figure = [&] {
+        QImage image(size + QSize(20, 10), QImage::Format_RGB32);
+        image.fill(Qt::magenta);
+        QPainter p(&image);
+        const bool ok = engine->paint(p, QRect(QPoint(20, 10), size), chart, view);
+        p.end();
+        return ok ? image.copy(QRect(QPoint(20, 10), size)) : QImage();
+    };
+    const QImage here = figure();
+    QFuture<QImage> pooled = QtConcurrent::run(figure);
+    while (!pooled.isFinished())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10); // the GUI thread draws for the pool
+    if (qEnvironmentVariableIsSet("RANKSCOPE_SCREENSHOTS")) {
+        onScreen.save(qEnvironmentVariable("RANKSCOPE_SCREENSHOTS") + QStringLiteral("/chart-screen.png"));
+        here.save(qEnvironmentVariable("RANKSCOPE_SCREENSHOTS") + QStringLiteral("/chart-figure.png"));
+    }
+    for (const QImage &drawn : {here, pooled.result()}) {
+        QCOMPARE(drawn.size(), size);
+        // Every pixel of the figure's chart is on the screen's chart within a pixel: a thin line
+        // or a glyph exactly between two pixel rows may round the other way through a picture.
+        const auto near = [](const QColor &a, const QColor &b) {
+            return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) <= 24;
+        };
+        int differ = 0;
+        for (int y = 0; y < size.height(); ++y)
+            for (int x = 0; x < size.width(); ++x) {
+                bool found = false;
+                for (int dy = -1; dy <= 1 && !found; ++dy)
+                    for (int dx = -1; dx <= 1 && !found; ++dx)
+                        found = onScreen.valid(x + dx, y + dy) && near(onScreen.pixelColor(x + dx, y + dy), drawn.pixelColor(x, y));
+                differ += !found;
+            }
+        QVERIFY2(differ <= size.width() * size.height() / 500,
+                 qPrintable(QStringLiteral("%1 of %2 pixels differ").arg(differ).arg(size.width() * size.height())));
+        // And it is a chart, not a blank: the capacity rule's red and the area's blue are there.
+        int red = 0, blue = 0;
+        for (int y = 0; y < size.height(); ++y)
+            for (int x = 0; x < size.width(); ++x) {
+                const QColor c = drawn.pixelColor(x, y);
+                red += c.red() > 150 && c.green() < 90 && c.blue() < 90;
+                blue += c.blue() > c.red() + 25;
+            }
+        QVERIFY(red > 50);
+        QVERIFY(blue > 2000);
     }
 }
 

@@ -5,6 +5,7 @@
 // test runs under a QGuiApplication (its own main), so a QWidget created anywhere on the export
 // path aborts it: the headless `rankscope export --view compare` depends on that.
 
+#include "charts/memorychartrenderer.h"
 #include "analyzer.h"
 #include "compare/rankmetricsmodel.h"
 #include "compare/referencerank.h"
@@ -57,6 +58,7 @@ private:
 
 void TestCompareFigure::initTestCase()
 {
+    rs::MemoryChartRenderer::install(); // the report's timeline image draws memory charts
     QVERIFY(m_dir.isValid());
     m_session = loadFolder(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo"));
     QCOMPARE(m_session->ranks().size(), std::size_t(4));

@@ -5,6 +5,7 @@
 // legend (title and fix as <text>), user notes keep their callouts, hidden findings are left out.
 // The real 8-rank sample (shared/samples) renders too, when present.
 
+#include "charts/memorychartrenderer.h"
 #include "analyzer.h"
 #include "export/figureexporter.h"
 #include "export/figurefindings.h"
@@ -128,6 +129,7 @@ private:
 
 void TestExport::initTestCase()
 {
+    rs::MemoryChartRenderer::install(); // figures draw the memory chart as `rankscope export` does
     QVERIFY(m_dir.isValid());
     m_session = loadFolder(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo"), "UTC");
     QCOMPARE(m_session->ranks().size(), std::size_t(4));

@@ -6,6 +6,7 @@
 // remembered for the next dialog. QSettings are kept
 // in a temporary folder, so runs do not leak into each other or into the user's settings.
 
+#include "charts/memorychartrenderer.h"
 #include "analyzer.h"
 #include "export/exportdialog.h"
 #include "importerregistry.h"
@@ -87,6 +88,7 @@ private:
 
 void TestExportDialog::initTestCase()
 {
+    rs::MemoryChartRenderer::install();
     QVERIFY(m_settingsDir.isValid());
     QVERIFY(m_out.isValid());
     QStandardPaths::setTestModeEnabled(true);

@@ -3,6 +3,7 @@
 // tooltip and found by Ctrl+P; the built-in launcher lane shows what torchrun and the scheduler said
 // about a rank, at its time.
 
+#include "charts/memorychartrenderer.h"
 #include "evidencesession.h"
 #include "testsession.h"
 #include "export/figurerenderer.h"
@@ -152,6 +153,7 @@ class TestLaneKinds : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() { rs::MemoryChartRenderer::install(); } // figures draw the memory chart
     void builtInKindsStackInRegistryOrder();
     void aKindAddedThroughTheInterface();
     void launcherLaneShowsFailuresAtTheirTime();

@@ -1,10 +1,12 @@
 #include "exportprobes.h"
 
+#include "charts/memorychartrenderer.h"
 #include "export/figureexporter.h"
 #include "export/mergedtracewriter.h"
 #include "sessionloader.h"
 
 #include <QByteArray>
+#include <QApplication>
 #include <QGuiApplication>
 #include <QTemporaryDir>
 
@@ -27,7 +29,9 @@ double cpuNow()
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Painting needs a QGuiApplication (fonts); the bench child has no display to talk to.
+// Painting needs a QApplication (fonts, and the memory chart is the screen's QCustomPlot chart,
+// installed as the figures' chart engine as `rankscope export` does); the bench child has no
+// display to talk to.
 void ensureGuiApplication()
 {
     if (QGuiApplication::instance())
@@ -37,7 +41,8 @@ void ensureGuiApplication()
     static int argc = 1;
     static char name[] = "rankscope-bench";
     static char *argv[] = {name, nullptr};
-    static QGuiApplication app(argc, argv);
+    static QApplication app(argc, argv);
+    MemoryChartRenderer::install();
 }
 
 SessionPtr load(const std::string &path)

@@ -52,8 +52,10 @@ void ColumnFill::draw(QCPPainter *painter)
     };
     for (qsizetype i = 0; i < m_columns.size(); ++i) {
         const double own = m_columns[i].y();
-        const double nextKey = i + 1 < m_columns.size() ? m_columns[i + 1].x() : m_keyAxis->range().upper;
-        const int x1 = pixel(m_keyAxis->coordToPixel(nextKey), area.left() - 1, area.right() + 1);
+        // The last step ends where the line does, in the last sample's own pixel: after it nothing
+        // is known (the sample after the window, when there is one, is a column of its own).
+        const bool last = i + 1 == m_columns.size();
+        const int x1 = last ? x0 + 1 : pixel(m_keyAxis->coordToPixel(m_columns[i + 1].x()), area.left() - 1, area.right() + 1);
         if (x1 <= x0) {
             carried = std::max(carried, own);
             continue;

@@ -110,12 +110,43 @@ void MemoryPlot::setSeries(const std::vector<Series> &series)
     update();
 }
 
-// The chart and the lane painter name the same styles in the same order.
-static_assert(static_cast<int>(MemoryPlot::Style::Dotted) == static_cast<int>(MemoryLanePainter::Style::Dotted));
-
 QPen MemoryPlot::pen(Style style, const QColor &color)
 {
-    return MemoryLanePainter::pen(static_cast<MemoryLanePainter::Style>(style), color);
+    return MemoryLanePainter::pen(style, color);
+}
+
+void MemoryPlot::setChart(const MemoryChart &chart)
+{
+    setSeries(chart.series);
+    setValueMax(chart.valueMax);
+    setCapacity(chart.capacity);
+    setOomMarks(chart.ooms);
+    setSpikeMarks(chart.spikes);
+    setHighlightRange(chart.highlight);
+}
+
+QPicture MemoryPlot::picture(const MemoryChart &chart, const ChartView &view, QSize size)
+{
+    if (view.colors)
+        applyColors(*view.colors);
+    setChart(chart);
+    setTimeGrid(view.gridStep, std::max(1, view.gridSubdivisions));
+    // A hidden widget takes its new size at once (its resize event waits until it is shown), and
+    // rebuild() decimates for that width.
+    resize(size);
+    m_visible = view.visible;
+    m_origin = view.origin;
+    m_offset = view.offset;
+    rebuild();
+    QPicture picture;
+    QCPPainter painter(&picture);
+    // No cached layer pixmaps, so SVG and PDF figures keep vectors. Not pmVectorized: it drops the
+    // half-pixel shift QCustomPlot gives unantialiased shapes, and the figure would sit a pixel off
+    // the screen's chart.
+    painter.setMode(QCPPainter::pmNoCaching);
+    toPainter(&painter, size.width(), size.height());
+    painter.end();
+    return picture;
 }
 
 QPen MemoryPlot::capacityPen()
@@ -173,7 +204,11 @@ void MemoryPlot::rebuildItems(TimeNs shift)
     // curves readable rather than squashed under a far-away line. Its value is in the legend, where
     // no OOM label can cover it.
     if (m_capacity > 0 && m_capacity <= yAxis->range().upper) {
+        // Its ends are placed by axis-rect fraction across: two keys 1 ns apart fall on the same
+        // pixel over a long window, and a line through two equal points is not drawn at all.
         auto *cap = new QCPItemStraightLine(this);
+        cap->point1->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        cap->point2->setTypeX(QCPItemPosition::ptAxisRectRatio);
         cap->point1->setCoords(0, m_capacity);
         cap->point2->setCoords(1, m_capacity);
         cap->setPen(capacityPen());
@@ -215,24 +250,45 @@ void MemoryPlot::rebuildItems(TimeNs shift)
         tag->setFont(f);
         tag->setText(m.label);
     }
-    for (const OomMark &m : m_ooms) {
-        const double k = static_cast<double>(m.time + shift);
+    // One OOM is often reported twice a few pixels apart (the profiler's instant and the log's
+    // message): a label overlapping one already placed is left out (its rule stays). Timed OOMs go
+    // first: their label is exact, a placed one's ("≈") only estimated.
+    std::vector<const OomMark *> ooms;
+    for (const OomMark &m : m_ooms)
+        ooms.push_back(&m);
+    std::stable_partition(ooms.begin(), ooms.end(), [](const OomMark *m) { return !m->label.startsWith(QStringLiteral("≈")); });
+    const QFontMetrics metrics(f);
+    const double pxPerKey = keys.size() > 0 ? std::max(1, width()) / keys.size() : 0;
+    std::vector<std::pair<double, double>> placed; // x extents of the labels drawn
+    for (const OomMark *m : ooms) {
+        const double k = static_cast<double>(m->time + shift);
         if (k < keys.lower || k > keys.upper)
             continue;
-        auto *line = new QCPItemStraightLine(this);
+        auto *line = new QCPItemStraightLine(this); // top to bottom by fraction, like the capacity
+        line->point1->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        line->point2->setTypeY(QCPItemPosition::ptAxisRectRatio);
         line->point1->setCoords(k, 0);
         line->point2->setCoords(k, 1);
         line->setPen(QPen(red, 1.5));
+        // Right of the rule, or left of it when the label would run past the chart's edge.
+        const double x = (k - keys.lower) * pxPerKey;
+        const double w = metrics.horizontalAdvance(m->label) + 6;
+        const bool left = x + w > width();
+        const std::pair<double, double> extent = left ? std::pair(x - w, x) : std::pair(x, x + w);
+        if (std::any_of(placed.begin(), placed.end(),
+                        [&](const auto &e) { return extent.first < e.second && e.first < extent.second; }))
+            continue;
+        placed.push_back(extent);
         auto *tag = new QCPItemText(this);
         tag->position->setTypeX(QCPItemPosition::ptPlotCoords);
         tag->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
         tag->position->setCoords(k, 0.0);
-        tag->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        tag->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
         tag->setPadding(QMargins(3, 1, 3, 1));
         tag->setBrush(red);
         tag->setColor(Qt::white);
         tag->setFont(f);
-        tag->setText(m.label);
+        tag->setText(m->label);
     }
 }
 

@@ -7,12 +7,13 @@
 // fast as a thousand, and a one-event spike still shows. The chart is a picture only: the timeline
 // handles the mouse.
 
-#include "timeline/spikemark.h"
+#include "timeline/memorychart.h"
 #include "qcustomplotinclude.h"
 
 #include "lod.h"
 
 #include <QColor>
+#include <QPicture>
 #include <QSharedPointer>
 #include <QString>
 
@@ -28,33 +29,25 @@ class MemoryPlot : public QCustomPlot
 {
     Q_OBJECT
 public:
-    /// How a curve is drawn; each evidence source has its own so they never read as one another.
-    enum class Style : std::uint8_t {
-        Area,   ///< filled area under a 1 px line (profiler allocated)
-        Line,   ///< a 1 px line (profiler reserved)
-        Dashed, ///< a dashed 1.5 px line (nvidia-smi used: the whole device, not just PyTorch)
-        Dotted, ///< a dotted 1.5 px line (allocator snapshot totals)
-    };
-
+    /// How a curve is drawn; each evidence source has its own so they never read as one another:
+    /// Area (filled under a 1 px line, profiler allocated), Line (profiler reserved), Dashed
+    /// (nvidia-smi used: the whole device, not just PyTorch), Dotted (allocator snapshot totals).
+    using Style = MemoryChart::Style;
     /// One curve.
-    struct Series {
-        const CounterSeries *data = nullptr; ///< samples (owned by the session, which outlives the plot)
-        QString name;                        ///< legend name ("allocated")
-        QColor color;                        ///< line colour
-        Style style = Style::Line;           ///< line style
-        TrackId track = kNoTrack;            ///< the track plotted, for the legend's peak and tooltips
-    };
-
+    using Series = MemoryChart::Series;
     /// A moment the rank ran out of memory.
-    struct OomMark {
-        TimeNs time = 0;  ///< data time (the rank's clock offset is applied like for the curves)
-        QString label;    ///< short text next to the marker ("OOM 62 MiB")
-    };
+    using OomMark = rs::OomMark;
 
     /// A large rise of allocated memory the analysis found: shaded, with its size as label.
     using SpikeMark = rs::SpikeMark;
 
     explicit MemoryPlot(QWidget *parent = nullptr);
+
+    /// Shows `chart`: its curves, value scale, capacity, OOM and spike marks and highlight.
+    void setChart(const MemoryChart &chart);
+    /// Draws the chart as `view` sees it at `size` into a picture, without showing the widget: how
+    /// figures and pinned lanes draw the same chart the screen shows.
+    QPicture picture(const MemoryChart &chart, const ChartView &view, QSize size);
 
     /// Replaces the curves; they are drawn in order, so areas should come before lines.
     void setSeries(const std::vector<Series> &series);

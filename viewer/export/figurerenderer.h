@@ -2,12 +2,12 @@
 // Draws the timeline of a session as a self-contained figure onto any QPainter: a title block (the
 // title, the window as wall-clock start–end and duration, the ranks shown, the RankScope version;
 // FigureChrome), the time ruler (FigureRuler), one group per rank painted by the screen's
-// RankGroupPainter and lane kinds (the memory lane drawn with QPainter by MemoryLanePainter, as a
-// figure renders without widgets), the annotations on top (AnnotationPainter; findings as
+// RankGroupPainter and lane kinds (the memory lane through the installed MemoryChartEngine: the
+// screen's QCustomPlot chart, rendered to a picture), the annotations on top (AnnotationPainter; findings as
 // numbered markers in rows of their own, FigureMarkerStrips), a legend (FigureLegend), the
 // findings in full (FigureFindings) and a footer; this class builds the groups and lays the parts
-// out. Needs QtGui only at render time (no widget is created), so `rankscope export` runs without a
-// display; SVG and PDF keep text as text.
+// out. This class needs QtGui only; the chart engine is the application's (a widget never shown), so
+// `rankscope export` runs without a display; SVG and PDF keep text as text.
 
 #include "figure.h"
 #include "figurelegend.h"

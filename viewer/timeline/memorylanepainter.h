@@ -1,11 +1,9 @@
 #pragma once
-// The memory lane drawn with QPainter alone, for exported figures (the screen's QCustomPlot chart is
-// a widget, and a figure must render without one), plus what both share: the curves' names, colours
-// and pens, and the gutter legend. The figure draws allocated as an area in the rank's colour,
-// reserved as a line, nvidia-smi used dashed, allocator-snapshot totals dotted, the GPU capacity as
-// a rule, a value axis in GiB, the analysis' spikes and the rank's OOM moments, plus the gutter
-// legend with each curve's peak. Curves go through the same min/max-per-pixel decimation as the
-// screen, so a one-event spike survives any zoom.
+// What the memory chart and its gutter legend share: the curves of a rank's memory tracks with their
+// names, colours and pens (allocated as an area in the rank's colour, reserved as a line,
+// nvidia-smi used dashed, allocator-snapshot totals dotted, the GPU capacity as a rule), and the
+// legend in the lane's gutter with each curve's peak. The chart itself is one implementation, the
+// QCustomPlot chart (charts/memoryplot.h), on screen and in figures (timeline/memorychart.h).
 
 #include "analysisresult.h"
 #include "session.h"
@@ -48,11 +46,6 @@ public:
     /// `view` maps aligned ns to x; the rank's data is drawn `dataOffset` ns later.
     MemoryLanePainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset);
 
-    /// Draws the plot into `area` (the lane's data rectangle): grid, value axis up to `valueMax`
-    /// bytes, `highlight` when it names `rank`, spikes, curves, the capacity rule (0: unknown) and
-    /// the OOM moments of `rank` with their labels.
-    void plot(const QRect &area, const std::vector<Curve> &curves, double valueMax, double capacity, RankId rank,
-              const Highlight &highlight);
     /// The gutter legend below the lane title, starting at row `top`, `width` pixels wide, at most
     /// down to `bottom`: one row per curve with its swatch and peak, then the capacity.
     void legend(int left, int top, int width, int bottom, const std::vector<Curve> &curves, double capacity);

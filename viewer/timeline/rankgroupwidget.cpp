@@ -7,7 +7,7 @@
 #include "counterformat.h"
 #include "findingsrow.h"
 #include "lanepainter.h"
-#include "memorylanepainter.h"
+#include "memorychart.h"
 #include "plural.h"
 #include "rankgrouppainter.h"
 #include "timeformat.h"
@@ -30,16 +30,6 @@ namespace {
 
 constexpr int kDragThreshold = 4; // pixels before a press becomes a drag
 constexpr int kEdgeGrabPx = 3;    // how close to the memory lane's bottom edge a press resizes it
-
-// The memory lane's curves as the chart's series: the names, colours and styles the lane's gutter
-// legend and the figure use (MemoryLanePainter::curvesOf).
-std::vector<MemoryPlot::Series> memorySeries(const Session &s, const std::vector<TrackId> &tracks, RankId rank)
-{
-    std::vector<MemoryPlot::Series> series;
-    for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(s, tracks, rank))
-        series.push_back({&s.tracks()[c.track].counter, c.name, c.color, static_cast<MemoryPlot::Style>(c.style), c.track});
-    return series;
-}
 
 } // namespace
 
@@ -74,32 +64,16 @@ const GroupEntry &RankGroupWidget::entry() const
     return e ? *e : none;
 }
 
-namespace {
-
-// The memory chart's OOM markers of `rank`; an OOM placed by an anchor is labelled "≈".
-std::vector<MemoryPlot::OomMark> oomMarksOf(const EvidenceIndex &evidence, RankId rank)
-{
-    std::vector<MemoryPlot::OomMark> marks;
-    for (const OomMarker &m : evidence.ooms(rank)) {
-        QString label = m.requested > 0 ? RankGroupWidget::tr("OOM · %1").arg(TimeFormat::bytes(static_cast<double>(m.requested)))
-                                        : RankGroupWidget::tr("OOM");
-        if (m.placed)
-            label = QStringLiteral("≈ ") + label; // no time stamp of its own: placed by an anchor
-        marks.push_back({m.time, label});
-    }
-    return marks;
-}
-
-} // namespace
-
 void RankGroupWidget::analysisChanged()
 {
-    if (m_plot)
-        m_plot->setValueMax(m_ctx.memoryMax); // the analysis' extent may leave an implausible counter out
-    if (m_plot)
-        m_plot->setOomMarks(oomMarksOf(m_ctx.evidence, m_rank)); // the evidence index was rebuilt with the analysis' placements
-    if (m_plot)
-        m_plot->setSpikeMarks(m_ctx.analysis ? AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank) : std::vector<SpikeMark>());
+    // The analysis' extent may leave an implausible counter out of the value scale, the evidence
+    // index was rebuilt with its placements, and it found the spikes.
+    if (m_plot) {
+        const MemoryChart chart = MemoryChart::of(m_ctx, m_rank, layout().memoryTracks(), m_ctx.state->highlight());
+        m_plot->setValueMax(chart.valueMax);
+        m_plot->setOomMarks(chart.ooms);
+        m_plot->setSpikeMarks(chart.spikes);
+    }
     update();
 }
 
@@ -167,13 +141,8 @@ void RankGroupWidget::buildChart()
         m_plot = m_parkedChart ? m_parkedChart : new MemoryPlot(this);
         m_parkedChart = nullptr;
         m_plot->applyColors(*m_ctx.colors);
-        m_plot->setSeries(memorySeries(*m_ctx.session, layout().memoryTracks(), m_rank));
-        m_plot->setCapacity(static_cast<double>(
-            LaneLayout::deviceCapacity(rankData(), m_ctx.session->tracks()[layout().memoryTracks().front()].device)));
-        m_plot->setOomMarks(oomMarksOf(m_ctx.evidence, m_rank));
-        m_plot->setSpikeMarks(m_ctx.analysis ? AnalysisOverlay::spikeMarks(*m_ctx.analysis, m_rank) : std::vector<SpikeMark>());
-        const Highlight &h = m_ctx.state->highlight();
-        m_plot->setHighlightRange(h.contains(m_rank) ? h.range : TimeRange());
+        // The same description of the chart a figure and a pinned lane draw (MemoryChart::of).
+        m_plot->setChart(MemoryChart::of(m_ctx, m_rank, layout().memoryTracks(), m_ctx.state->highlight()));
     }
     m_plot->setValueMax(m_ctx.memoryMax);
     placeChart();

@@ -1,5 +1,7 @@
 #include "timelineview.h"
 
+#include "charts/memorychartrenderer.h"
+
 #include "stickyheader.h"
 
 #include "placements.h"
@@ -32,6 +34,9 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
     , m_markers(std::make_unique<FindingMarkerLayer>(this))
 {
     m_ctx->state = state;
+    // Pinned lanes (and the figures exported from this window) draw the memory chart the group
+    // widgets show, through the engine.
+    MemoryChartRenderer::install();
     setFrameShape(QFrame::NoFrame);
     setFocusPolicy(Qt::StrongFocus);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);

@@ -1,7 +1,8 @@
 // The memory lane: allocated, reserved, allocator-snapshot and nvidia-smi curves of the rank's GPU
 // on one scale shared by every rank, the GPU's capacity, the analysis' spikes and the OOM moments.
 // On screen the chart is a QCustomPlot (MemoryPlot) laid over the lane by the group's widget; an
-// exported figure and a pinned lane (which have no widget) draw it with MemoryLanePainter. The
+// exported figure and a pinned lane (which have no widget) draw the same chart through the
+// installed MemoryChartEngine (MemoryChartRenderer: that QCustomPlot, rendered to a picture). The
 // gutter legend, the tooltip and the hit-test are this kind's, the same for all of them.
 
 #include "builtinlanes.h"
@@ -12,10 +13,13 @@
 #include "timeline/analysisoverlay.h"
 #include "timeline/gutterpainter.h"
 #include "timeline/lanepainter.h"
+#include "timeline/memorychart.h"
 #include "timeline/memorylanepainter.h"
+#include "palette.h"
 #include "timeline/timelinecontext.h"
 
 #include <QCoreApplication>
+#include <QPainter>
 
 #include <algorithm>
 
@@ -53,12 +57,26 @@ public:
     {
         if (f.chartWidget)
             return; // the screen's chart widget covers the lane
-        const Session &s = *f.ctx->session;
         const int g = f.ctx->gutterWidth;
+        const QRect area(g, lane.top, f.width - g, lane.height - 1);
+        // Pinned lanes and figures draw the chart the screen shows, through the same engine.
+        ChartView view;
+        view.visible = {f.view.toTime(area.left()), f.view.toTime(area.left() + area.width())};
+        view.origin = f.ctx->origin();
+        view.offset = f.offset;
+        if (f.ctx->ticks) {
+            view.gridStep = f.ctx->ticks->step;
+            view.gridSubdivisions = f.ctx->ticks->subdivisions;
+        }
+        view.colors = f.ctx->colors;
+        const auto engine = MemoryChartEngine::installed();
+        if (engine && engine->paint(*f.painter, area, MemoryChart::of(*f.ctx, f.rank, f.layout->memoryTracks(), f.highlight), view))
+            return;
+        // Only a program that never installed the engine (or one quitting) gets here: say so
+        // rather than leave a blank lane that reads as "no memory used".
         f.lanes->grid(lane.top, lane.height - 1);
-        MemoryLanePainter memory(*f.painter, *f.ctx, f.view, f.offset);
-        memory.plot(QRect(g, lane.top, f.width - g, lane.height - 1), MemoryLanePainter::curvesOf(s, f.layout->memoryTracks(), f.rank),
-                    f.ctx->memoryMax, capacity(f), f.rank, f.highlight);
+        f.painter->setPen(f.ctx->colors->color(Palette::Role::Muted));
+        f.painter->drawText(area, Qt::AlignCenter, tr("memory chart not drawn: no chart engine in this program"));
     }
 
     void paintGutter(const Lane &lane, LaneFrame &f) const override
