@@ -38,6 +38,12 @@ const Palette &Palette::paper()
                                       QColor(0x1f, 0x6f, 0x3f),     // FixText
                                       QColor(0xee, 0xf7, 0xf1),     // FixBox
                                       QColor(0xf8, 0xfa, 0xfc),     // Panel
+                                      QColor(0x55, 0x5d, 0x68),     // Caption
+                                      QColor(0xe3, 0xe6, 0xea),     // PlotEdge
+                                      QColor(0xd5, 0xd9, 0xde),     // RowRule
+                                      QColor(0x9a, 0xa0, 0xa6),     // AxisLine
+                                      QColor(0x4b, 0x55, 0x63),     // AxisText
+                                      QColor(0, 0, 0, 18),          // AxisGrid
                                   });
     return p;
 }
@@ -74,6 +80,12 @@ const Palette &Palette::dark()
                                      QColor(0x7f, 0xd1, 0xa0),    // FixText
                                      QColor(0x1e, 0x33, 0x27),    // FixBox
                                      QColor(0x25, 0x29, 0x30),    // Panel
+                                     QColor(0xa2, 0xaa, 0xb6),    // Caption
+                                     QColor(0x30, 0x34, 0x3b),    // PlotEdge
+                                     QColor(0x3a, 0x3f, 0x48),    // RowRule
+                                     QColor(0x6b, 0x72, 0x80),    // AxisLine
+                                     QColor(0xb8, 0xbf, 0xca),    // AxisText
+                                     QColor(255, 255, 255, 20),   // AxisGrid
                                  });
     return p;
 }

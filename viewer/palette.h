@@ -48,6 +48,12 @@ public:
         FixText,         ///< the fix a finding names
         FixBox,          ///< behind it
         Panel,           ///< a text block set off from its panel (the incident story)
+        Caption,         ///< small text beside a plot: a row's peak and steps, the shared scale
+        PlotEdge,        ///< the top and bottom edge of a small plot
+        RowRule,         ///< the line between rows of small plots
+        AxisLine,        ///< a time axis' line and ticks; "no data" notes on a plot
+        AxisText,        ///< a time axis' labels
+        AxisGrid,        ///< the faint vertical lines of a time axis across small plots (alpha)
         Count_
     };
 

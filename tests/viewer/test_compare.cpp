@@ -14,6 +14,8 @@
 #include "compare/smallmultiples.h"
 #include "compare/smallmultiplespainter.h"
 #include "compare/stepdiffmodel.h"
+#include "export/comparefigure.h"
+#include "palette.h"
 #include "importerregistry.h"
 #include "rankcolors.h"
 #include "sessionbuilder.h"
@@ -21,6 +23,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QGuiApplication>
+#include <QPalette>
 #include <QImage>
 #include <QPainter>
 #include <QSignalSpy>
@@ -122,6 +126,7 @@ private Q_SLOTS:
     void sortMissingLast();
     void diffModels();
     void demoSmallMultiples();
+    void smallMultiplesFollowTheDesktopTheme();
     void dlrmSmallMultiples();
     void compareView();
     void timesAreNotDeviations_data();
@@ -515,6 +520,63 @@ void TestCompare::cutOffStepDiff()
     QVERIFY(!steps.index(2, StepDiffModel::DeltaColumn).data(StepDiffModel::SortRole).isValid());
     // A completed step keeps its change.
     QCOMPARE(steps.index(1, StepDiffModel::DeltaColumn).data().toString(), TimeFormat::duration(0));
+}
+
+void TestCompare::smallMultiplesFollowTheDesktopTheme()
+{
+    const QString demo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
+    const SessionPtr s = loadDir(demo);
+    QVERIFY(s);
+    auto r = std::make_shared<const AnalysisResult>(Analyzer::run(*s));
+    ViewState state;
+    prepare(state, *s, *r);
+    SmallMultiples w(&state);
+    w.setSession(s);
+    w.setAnalysis(r);
+    const QSize size(1000, 4 * SmallMultiples::kRowHeight + SmallMultiples::kAxisHeight);
+    // Counts pixels by lightness: the background, the captions and the axis.
+    const auto tally = [](const QImage &img, int &dark, int &light) {
+        dark = light = 0;
+        for (int y = 0; y < img.height(); y += 2)
+            for (int x = 0; x < img.width(); x += 2) {
+                const int l = img.pixelColor(x, y).lightness();
+                dark += l < 70;
+                light += l > 200;
+            }
+    };
+    int dark = 0, light = 0;
+    tally(renderMultiples(w, size), dark, light);
+    QVERIFY2(light > dark * 4, "on a light desktop the rows are light");
+
+    const QPalette before = QGuiApplication::palette();
+    QPalette night = before;
+    night.setColor(QPalette::Window, QColor(0x20, 0x22, 0x26));
+    night.setColor(QPalette::WindowText, QColor(0xe6, 0xe8, 0xec));
+    QGuiApplication::setPalette(night);
+    const QImage onDark = renderMultiples(w, size);
+    rs::test::keepScreenshot(onDark, QStringLiteral("compare-dark-multiples.png"));
+    tally(onDark, dark, light);
+    QVERIFY2(dark > light * 4, qPrintable(QStringLiteral("on a dark desktop the rows are dark (%1 dark, %2 light)").arg(dark).arg(light)));
+    // The captions are light text on it.
+    int bright = 0;
+    for (int y = 0; y < SmallMultiples::kRowHeight; ++y)
+        for (int x = 0; x < 150; ++x)
+            bright += onDark.pixelColor(x, y).lightness() > 150;
+    QVERIFY(bright > 20);
+
+    // The compare figure is printed on paper whatever the desktop.
+    FigureOptions o;
+    o.view = FigureOptions::View::Compare;
+    CompareFigure figure(s, r, o);
+    QImage paper(figure.size(), QImage::Format_ARGB32);
+    paper.fill(Qt::transparent);
+    {
+        QPainter p(&paper);
+        figure.paint(p);
+    }
+    tally(paper, dark, light);
+    QVERIFY(light > dark * 4);
+    QGuiApplication::setPalette(before);
 }
 
 QTEST_MAIN(TestCompare)

@@ -1,5 +1,7 @@
 #include "smallmultiples.h"
 
+#include "palette.h"
+
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -108,6 +110,7 @@ void SmallMultiples::render(QPainter &painter, const QRect &rect) const
         m_painter.setView({});
         m_painter.setFont(font());
     }
+    m_painter.setColors(Palette::screen()); // the desktop's theme, read at each paint
     m_painter.paint(painter, rect);
 }
 
@@ -118,7 +121,9 @@ void SmallMultiples::paintEvent(QPaintEvent *)
     const QRect plots = m_painter.plotsRect(rect());
     if (m_state && rowCount() > 0 && m_hoverX >= plots.left() && m_hoverX <= plots.right()) {
         // The same aligned instant in every row: where the eye compares ranks.
-        p.setPen(QPen(QColor(0x1f, 0x29, 0x37, 150), 1, Qt::DashLine));
+        QColor cursor = Palette::screen().color(Palette::Role::Title);
+        cursor.setAlpha(150);
+        p.setPen(QPen(cursor, 1, Qt::DashLine));
         p.drawLine(m_hoverX, plots.top(), m_hoverX, plots.bottom() + 1);
     }
 }

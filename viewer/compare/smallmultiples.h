@@ -54,7 +54,7 @@ public:
     /// The red of out-of-memory markers.
     static QColor oomColor() { return SmallMultiplesPainter::oomColor(); }
     /// The colour of the reference rank's curve in the other rows.
-    static QColor referenceColor() { return SmallMultiplesPainter::referenceColor(); }
+    static QColor referenceColor() { return SmallMultiplesPainter::referenceColor(Palette::screen()); }
     /// Fill of a step of `duration` against the reference median step `reference` (0: unknown).
     static QColor stepColor(TimeNs duration, TimeNs reference) { return SmallMultiplesPainter::stepColor(duration, reference); }
 

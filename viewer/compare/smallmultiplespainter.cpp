@@ -1,5 +1,7 @@
 #include "smallmultiplespainter.h"
 
+#include "timeline/analysisoverlay.h"
+
 #include "plural.h"
 #include "rankcolors.h"
 #include "timeformat.h"
@@ -14,6 +16,9 @@
 namespace rs {
 
 namespace {
+
+// Step numbers sit on the step's own colour (light blue-grey to red), on paper or a dark desktop.
+const QColor kOnStepText(0x1f, 0x29, 0x37);
 
 // The device allocator counter of a rank with the most samples (a rank normally has one GPU).
 const Track *counterOf(const Session &s, const Rank &rank, TrackKind kind)
@@ -108,9 +113,10 @@ QColor SmallMultiplesPainter::oomColor()
     return QColor(0xc9, 0x1d, 0x2e);
 }
 
-QColor SmallMultiplesPainter::referenceColor()
+QColor SmallMultiplesPainter::referenceColor(const Palette &colors)
 {
-    return QColor(0x30, 0x34, 0x3a, 150);
+    // The reference rank's curve over every other row: the strongest neutral of the theme.
+    return colors.isDark() ? QColor(0xe6, 0xe8, 0xec, 170) : QColor(0x30, 0x34, 0x3a, 150);
 }
 
 QColor SmallMultiplesPainter::stepColor(TimeNs duration, TimeNs reference)
@@ -127,9 +133,9 @@ QColor SmallMultiplesPainter::stepColor(TimeNs duration, TimeNs reference)
     return mix(neutral, QColor(0x4f, 0xa8, 0x9c), -dev / 0.5);
 }
 
-QPen SmallMultiplesPainter::reservedPen(RankId rank)
+QPen SmallMultiplesPainter::reservedPen(RankId rank, const Palette &colors)
 {
-    return QPen(RankColors::textColor(rank), 1.0, Qt::DashLine);
+    return QPen(RankColors::textColor(rank, colors), 1.0, Qt::DashLine);
 }
 
 QFont SmallMultiplesPainter::smallFont(const QFont &font)
@@ -211,10 +217,10 @@ TimeNs SmallMultiplesPainter::referenceStep() const
 void SmallMultiplesPainter::paint(QPainter &p, const QRect &rect) const
 {
     p.save();
-    p.fillRect(rect, Qt::white);
+    p.fillRect(rect, m_colors->color(Palette::Role::Base));
     p.setFont(m_font);
     if (m_rows.empty() || m_view.visible.isEmpty()) {
-        p.setPen(QColor(0x6b, 0x72, 0x80));
+        p.setPen(m_colors->color(Palette::Role::Muted));
         p.drawText(rect, Qt::AlignCenter, m_session ? tr("No ranks to compare (all hidden?)") : tr("No session loaded"));
         p.restore();
         return;
@@ -280,7 +286,7 @@ void SmallMultiplesPainter::paintLabel(QPainter &p, const RowData &row, const QR
     const QFontMetrics sm(small);
     const int textLeft = full.left() + 10;
     p.setFont(bold);
-    p.setPen(RankColors::textColor(row.rank));
+    p.setPen(RankColors::textColor(row.rank, *m_colors));
     const QString name = tr("rank %1").arg(row.rank);
     p.drawText(QPoint(textLeft, top + 4 + fm.ascent()), name);
     int badgeX = textLeft + fm.horizontalAdvance(name) + 6;
@@ -298,7 +304,7 @@ void SmallMultiplesPainter::paintLabel(QPainter &p, const RowData &row, const QR
         badge(tr("OOM"), oomColor(), Qt::white);
     if (row.rank == m_reference)
         badge(m_referenceBadge, QColor(0x37, 0x41, 0x51), Qt::white);
-    p.setPen(QColor(0x55, 0x5d, 0x68));
+    p.setPen(m_colors->color(Palette::Role::Caption));
     const int line2 = top + 4 + fm.height() + sm.ascent() + 1;
     if (full.height() >= fm.height() + sm.height() + 6)
         p.drawText(QPoint(textLeft, line2), row.allocated ? tr("peak %1").arg(TimeFormat::bytes(row.peak)) : tr("no memory data"));
@@ -319,16 +325,16 @@ void SmallMultiplesPainter::paintRow(QPainter &p, const Geometry &g, int index) 
     if (m_view.selected == row.rank)
         p.fillRect(full, RankColors::tint(row.rank, 34));
     else if (index % 2)
-        p.fillRect(full, QColor(0xfa, 0xfb, 0xfc));
+        p.fillRect(full, m_colors->color(Palette::Role::FaintRow));
     if (hl.contains(row.rank))
-        p.fillRect(full, QColor(0xe0, 0x8e, 0x00, 22));
+        p.fillRect(full, AnalysisOverlay::highlightColor(22));
     paintLabel(p, row, QRect(full.left(), top, g.labels.width(), g.rowHeight));
 
     const QFont small = smallFont(m_font);
     const QFontMetrics sm(small);
     const QRect plot(g.plots.left(), top + 4, g.plots.width(), std::max(1, g.rowHeight - kStripHeight - 8));
     const QRect strip(plot.left(), plot.bottom() + 2, plot.width(), kStripHeight);
-    p.setPen(QColor(0xe3, 0xe6, 0xea));
+    p.setPen(m_colors->color(Palette::Role::PlotEdge));
     p.setBrush(Qt::NoBrush);
     p.drawLine(plot.left(), plot.top(), plot.right(), plot.top());
     p.drawLine(plot.left(), plot.bottom(), plot.right(), plot.bottom());
@@ -342,11 +348,11 @@ void SmallMultiplesPainter::paintRow(QPainter &p, const Geometry &g, int index) 
         const double x0 = std::max(double(plot.left()), xOf(hl.range.begin));
         const double x1 = std::min(double(plot.right()), xOf(hl.range.end));
         if (x1 > x0)
-            p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), QColor(0xe0, 0x8e, 0x00, 30));
+            p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), AnalysisOverlay::highlightColor(30));
     }
 
     if (!row.allocated && !row.reserved) {
-        p.setPen(QColor(0x9a, 0xa0, 0xa6));
+        p.setPen(m_colors->color(Palette::Role::AxisLine));
         p.setFont(small);
         p.drawText(plot, Qt::AlignCenter, tr("no allocator memory events in this rank's trace"));
         p.setFont(m_font);
@@ -359,11 +365,11 @@ void SmallMultiplesPainter::paintRow(QPainter &p, const Geometry &g, int index) 
         paintCurve(p, plot, row.allocated->counter, off, QPen(c.darker(115), 1.2), fill);
     }
     if (row.reserved)
-        paintCurve(p, plot, row.reserved->counter, off, reservedPen(row.rank), QColor(0, 0, 0, 0));
+        paintCurve(p, plot, row.reserved->counter, off, reservedPen(row.rank, *m_colors), QColor(0, 0, 0, 0));
     if (m_showReference && !isRef && m_session)
         if (const Rank *ref = m_session->rank(m_reference))
             if (const Track *t = counterOf(*m_session, *ref, TrackKind::MemoryAllocated))
-                paintCurve(p, plot, t->counter, offsetOf(m_reference), QPen(referenceColor(), 1.4), QColor(0, 0, 0, 0));
+                paintCurve(p, plot, t->counter, offsetOf(m_reference), QPen(referenceColor(*m_colors), 1.4), QColor(0, 0, 0, 0));
     p.setRenderHint(QPainter::Antialiasing, false);
 
     // Steps, coloured against the reference's median step.
@@ -379,13 +385,13 @@ void SmallMultiplesPainter::paintRow(QPainter &p, const Geometry &g, int index) 
         // A cut-off step is no faster or slower than anything: hatched grey, never a deviation.
         if (s.incomplete) {
             p.fillRect(r, incompleteStepColor());
-            p.fillRect(r, QBrush(QColor(0x6b, 0x72, 0x80), Qt::BDiagPattern));
+            p.fillRect(r, QBrush(m_colors->color(Palette::Role::Muted), Qt::BDiagPattern));
         } else {
             p.fillRect(r, stepColor(s.range.duration(), refStep));
         }
         const QString label = QString::number(s.number);
         if (r.width() > sm.horizontalAdvance(label) + 6) {
-            p.setPen(QColor(0x1f, 0x29, 0x37));
+            p.setPen(kOnStepText); // on the step's own (light) colour, whatever the theme
             p.drawText(r, Qt::AlignCenter, label);
         }
     }
@@ -409,7 +415,7 @@ void SmallMultiplesPainter::paintRow(QPainter &p, const Geometry &g, int index) 
         p.drawText(QPoint(tx, plot.top() + 6 + sm.ascent()), label);
         p.setFont(m_font);
     }
-    p.setPen(QColor(0xd5, 0xd9, 0xde));
+    p.setPen(m_colors->color(Palette::Role::RowRule));
     p.drawLine(full.left(), top + g.rowHeight - 1, full.right(), top + g.rowHeight - 1);
 }
 
@@ -427,18 +433,18 @@ void SmallMultiplesPainter::paintAxis(QPainter &p, const Geometry &g) const
         const double x = g.plots.left() + double(origin + rel - vis.begin) / npp;
         if (x < g.plots.left() || x > g.plots.right())
             continue;
-        p.setPen(QColor(0x00, 0x00, 0x00, 18));
+        p.setPen(m_colors->color(Palette::Role::AxisGrid));
         p.drawLine(QPointF(x, g.plots.top()), QPointF(x, g.axis.top()));
-        p.setPen(QColor(0x9a, 0xa0, 0xa6));
+        p.setPen(m_colors->color(Palette::Role::AxisLine));
         p.drawLine(QPointF(x, g.axis.top()), QPointF(x, g.axis.top() + 4));
         const QString label = TimeFormat::tick(rel, step, vis.end - origin);
-        p.setPen(QColor(0x4b, 0x55, 0x63));
+        p.setPen(m_colors->color(Palette::Role::AxisText));
         p.drawText(QPointF(x + 3, g.axis.top() + 4 + fm.ascent()), label);
     }
-    p.setPen(QColor(0x9a, 0xa0, 0xa6));
+    p.setPen(m_colors->color(Palette::Role::AxisLine));
     p.drawLine(g.axis.topLeft(), g.axis.topRight());
     // The shared y scale, said once for every row.
-    p.setPen(QColor(0x55, 0x5d, 0x68));
+    p.setPen(m_colors->color(Palette::Role::Caption));
     const QString scale = m_valueMax > 0 ? tr("rows: 0 \u2013 %1").arg(TimeFormat::bytes(m_valueMax)) : tr("no memory data");
     p.drawText(QRect(g.labels.left() + 6, g.axis.top(), g.labels.width() - 8, g.axis.height()), Qt::AlignVCenter | Qt::AlignLeft, scale);
 }

@@ -12,6 +12,7 @@
 // per pixel column (analysis/lod.h) before drawing, so a one-sample spike is never lost and a
 // million samples draw like a thousand.
 
+#include "palette.h"
 #include "analysisresult.h"
 #include "lod.h"
 #include "session.h"
@@ -71,6 +72,9 @@ public:
     const View &view() const { return m_view; }
     /// Font of the labels; badges, axis and second label lines use a smaller one derived from it.
     void setFont(const QFont &font) { m_font = font; }
+    /// Neutral colours (background, captions, axis, rules); paper unless told. The screen passes
+    /// Palette::screen(), so the Compare tab follows the desktop's theme; figures stay on paper.
+    void setColors(const Palette &colors) { m_colors = &colors; }
     /// Width of the rank label column (kLabelWidth by default).
     void setLabelWidth(int width) { m_labelWidth = width; }
     /// Text of the reference rank's badge ("ref" on screen, where the tooltip says the rest).
@@ -103,13 +107,13 @@ public:
     /// The red of out-of-memory markers.
     static QColor oomColor();
     /// The colour of the reference rank's curve in the other rows.
-    static QColor referenceColor();
+    static QColor referenceColor(const Palette &colors = Palette::paper());
     /// Fill of a step of `duration` against the reference median step `reference` (0: unknown).
     static QColor stepColor(TimeNs duration, TimeNs reference);
     /// Fill of a cut-off step (Step::incomplete), hatched over: never a fast or slow step.
     static QColor incompleteStepColor();
     /// The pen of a rank's reserved curve.
-    static QPen reservedPen(RankId rank);
+    static QPen reservedPen(RankId rank, const Palette &colors = Palette::paper());
     /// The smaller font of badges and second lines, for a label font `font` (point or pixel sized).
     static QFont smallFont(const QFont &font);
 
@@ -144,6 +148,7 @@ private:
     std::map<RankId, TimeNs> m_offsets;
     View m_view;
     QFont m_font;
+    const Palette *m_colors = &Palette::paper();
     QString m_referenceBadge = tr("ref");
     RankId m_reference = kNoRank;
     bool m_showReference = true;
