@@ -1,5 +1,8 @@
 #include "welcomepage.h"
 
+#include "palette.h"
+
+#include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -20,18 +23,37 @@ const QChar kPathSeparator = QLatin1Char('\n');
 
 } // namespace
 
+void WelcomePage::applyTheme()
+{
+    // The screen palette's colours, so the page is dark on a dark desktop like the timeline.
+    const Palette &c = Palette::screen();
+    setStyleSheet(QStringLiteral("#welcome { background: %1; }"
+                                 "QLabel#title { font-size: 26px; font-weight: 600; color: %2; }"
+                                 "QLabel#hint { font-size: 14px; color: %3; }"
+                                 "QLabel#nothing { color: %4; }"
+                                 "QLabel#recentTitle { font-size: 13px; font-weight: 600; color: %2; margin-top: 18px; }"
+                                 "QPushButton[recent=\"true\"] { text-align: left; border: none; color: %5; padding: 3px 0; font-size: 13px; }"
+                                 "QPushButton[recent=\"true\"]:hover { text-decoration: underline; }")
+                      .arg(c.css(Palette::Role::Gutter), c.css(Palette::Role::ChromeText), c.css(Palette::Role::AxisText),
+                           c.css(Palette::Role::Muted), c.css(Palette::Role::Link)));
+}
+
+void WelcomePage::changeEvent(QEvent *event)
+{
+    if ((event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange) && !m_theming) {
+        m_theming = true; // a new style sheet sends change events of its own
+        applyTheme();
+        m_theming = false;
+    }
+    QWidget::changeEvent(event);
+}
+
 WelcomePage::WelcomePage(QWidget *parent)
     : QWidget(parent)
 {
     setObjectName(QStringLiteral("welcome"));
     setAttribute(Qt::WA_StyledBackground);
-    setStyleSheet(QStringLiteral(
-        "#welcome { background: #f6f7f9; }"
-        "QLabel#title { font-size: 26px; font-weight: 600; color: #1f232b; }"
-        "QLabel#hint { font-size: 14px; color: #4b5563; }"
-        "QLabel#recentTitle { font-size: 13px; font-weight: 600; color: #1f232b; margin-top: 18px; }"
-        "QPushButton[recent=\"true\"] { text-align: left; border: none; color: #2f5d8a; padding: 3px 0; font-size: 13px; }"
-        "QPushButton[recent=\"true\"]:hover { text-decoration: underline; }"));
+    applyTheme();
     auto *title = new QLabel(tr("RankScope"));
     title->setObjectName(QStringLiteral("title"));
     auto *hint = new QLabel(tr("Drop everything a failed job left behind — per-rank profiler traces, memory "
@@ -149,7 +171,7 @@ void WelcomePage::rebuild()
     }
     if (kept.isEmpty()) {
         auto *none = new QLabel(tr("Nothing opened yet."));
-        none->setStyleSheet(QStringLiteral("color: #6b7280;"));
+        none->setObjectName(QStringLiteral("nothing"));
         m_recent->addWidget(none);
         return;
     }

@@ -37,7 +37,12 @@ Q_SIGNALS:
     void openFilesRequested();
     void openFolderRequested();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void applyTheme();
+    bool m_theming = false;
     static void setRecentEntries(const QList<QStringList> &entries);
     void rebuild();
 

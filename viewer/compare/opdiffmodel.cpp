@@ -1,5 +1,6 @@
 #include "opdiffmodel.h"
 
+#include "palette.h"
 #include "timeformat.h"
 
 #include <QColor>
@@ -122,9 +123,9 @@ QVariant OpDiffModel::data(const QModelIndex &index, int role) const
         if (col == CountDeltaColumn || col == TimeDeltaColumn || (col == BytesDeltaColumn && r.kind == OpKind::CpuOp))
             return deltaColor(double(number()));
         if ((col == CountAColumn || col == TimeAColumn) && r.a.count == 0)
-            return QColor(0x9a, 0xa0, 0xa6);
+            return Palette::screen().color(Palette::Role::AxisLine);
         if ((col == CountBColumn || col == TimeBColumn) && r.b.count == 0)
-            return QColor(0x9a, 0xa0, 0xa6);
+            return Palette::screen().color(Palette::Role::AxisLine);
         return {};
     case Qt::FontRole:
         if (r.oneSided() && col == NameColumn) {

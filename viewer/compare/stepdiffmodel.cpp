@@ -1,6 +1,7 @@
 #include "stepdiffmodel.h"
 
 #include "opdiffmodel.h"
+#include "palette.h"
 #include "timeformat.h"
 
 #include <QColor>
@@ -85,7 +86,7 @@ QVariant StepDiffModel::data(const QModelIndex &index, int role) const
         if ((col == DeltaColumn || col == RelativeColumn) && delta)
             return deltaColor(double(*delta));
         if ((col == DurationAColumn && (!r.a || r.incompleteA)) || (col == DurationBColumn && (!r.b || r.incompleteB)))
-            return QColor(0x9a, 0xa0, 0xa6);
+            return Palette::screen().color(Palette::Role::AxisLine);
         return {};
     case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:

@@ -1,5 +1,7 @@
 #include "sourcesettingsdialog.h"
 
+#include "palette.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCompleter>
@@ -28,7 +30,7 @@ QLabel *note(const QString &text)
 {
     auto *l = new QLabel(text);
     l->setWordWrap(true);
-    l->setStyleSheet(QStringLiteral("color: #4b5563;"));
+    l->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::AxisText)));
     return l;
 }
 
@@ -39,8 +41,9 @@ SourceSettingsDialog::SourceSettingsDialog(const SourceSettings &settings, QWidg
     , m_in(settings)
 {
     setWindowTitle(tr("Source Settings"));
-    auto *heading = new QLabel(QStringLiteral("<b>%1</b> &nbsp;<span style='color:#6b7280'>%2</span>")
-                                   .arg(QFileInfo(settings.path).fileName().toHtmlEscaped(), settings.format.toHtmlEscaped()));
+    auto *heading = new QLabel(QStringLiteral("<b>%1</b> &nbsp;<span style='color:%3'>%2</span>")
+                                   .arg(QFileInfo(settings.path).fileName().toHtmlEscaped(), settings.format.toHtmlEscaped(),
+                                        Palette::screen().css(Palette::Role::Muted)));
     heading->setToolTip(settings.path);
     m_error = new QLabel;
     m_error->setStyleSheet(QStringLiteral("color: #b42318;"));

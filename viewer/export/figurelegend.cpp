@@ -1,5 +1,7 @@
 #include "figurelegend.h"
 
+#include "palette.h"
+
 #include "timeline/lanekind.h"
 #include "timeline/lanes/launchermarker.h"
 
@@ -32,7 +34,7 @@ void FigureLegend::addGroup(const Session &session, RankId rank, const LaneLayou
     // What is actually drawn decides what is explained.
     m_ranks.push_back(rank);
     const Rank &r = *session.rank(rank);
-    for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(session, layout.memoryTracks(), rank)) {
+    for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(session, layout.memoryTracks(), rank, Palette::paper())) {
         m_used = m_used || c.style == MemoryLanePainter::Style::Dashed;
         m_reserved = m_reserved || c.style == MemoryLanePainter::Style::Line;
         m_snapshot = m_snapshot || c.style == MemoryLanePainter::Style::Dotted;
@@ -140,7 +142,7 @@ int FigureLegend::paint(QPainter &p, const QRect &r, const QFont &font, bool dra
             });
         if (m_used)
             item(tr("used (nvidia-smi)"), [&](const QRectF &s) {
-                p.setPen(MemoryLanePainter::pen(MemoryLanePainter::Style::Dashed, QColor(0x37, 0x41, 0x51)));
+                p.setPen(MemoryLanePainter::pen(MemoryLanePainter::Style::Dashed, MemoryLanePainter::nvidiaSmiColor(Palette::paper())));
                 p.drawLine(QPointF(s.left(), s.center().y()), QPointF(s.right(), s.center().y()));
             });
         if (m_snapshot)

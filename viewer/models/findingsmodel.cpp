@@ -1,5 +1,7 @@
 #include "findingsmodel.h"
 
+#include "palette.h"
+
 #include <cmath>
 
 #include "annotations/annotation.h"
@@ -254,8 +256,8 @@ QVariant FindingsModel::childData(int parentRow, int row, int column, int role) 
         return isFix ? tr("Fix: %1").arg(text) : text + (jumpable ? tr("\n\nDouble-click to jump to it.") : QString());
     case Qt::ForegroundRole:
         if (isFix)
-            return QColor(0x1f, 0x6f, 0x3f);
-        return jumpable ? QColor(0x1f, 0x4e, 0x8c) : QColor(0x37, 0x41, 0x51);
+            return Palette::screen().color(Palette::Role::FixText);
+        return Palette::screen().color(jumpable ? Palette::Role::Link : Palette::Role::Title);
     case RowKindRole: return static_cast<int>(isFix ? RowKind::Fix : RowKind::Evidence);
     case FindingIndexRole: return m_order[static_cast<std::size_t>(parentRow)];
     case EvidenceIndexRole: return isFix ? -1 : row;

@@ -18,10 +18,11 @@ std::shared_ptr<const MemoryChartEngine> g_engine;
 
 } // namespace
 
-std::vector<MemoryChart::Series> MemoryChart::seriesOf(const Session &s, const std::vector<TrackId> &tracks, RankId rank)
+std::vector<MemoryChart::Series> MemoryChart::seriesOf(const Session &s, const std::vector<TrackId> &tracks, RankId rank,
+                                                      const Palette &colors)
 {
     std::vector<Series> series;
-    for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(s, tracks, rank))
+    for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(s, tracks, rank, colors))
         series.push_back({&s.tracks()[c.track].counter, c.name, c.color, c.style, c.track});
     return series;
 }
@@ -48,7 +49,7 @@ MemoryChart MemoryChart::of(const TimelineContext &ctx, RankId rank, const std::
         return chart;
     const Session &s = *ctx.session;
     chart.session = ctx.session;
-    chart.series = seriesOf(s, tracks, rank);
+    chart.series = seriesOf(s, tracks, rank, *ctx.colors);
     chart.valueMax = ctx.memoryMax;
     if (const Rank *r = s.rank(rank))
         chart.capacity = static_cast<double>(LaneLayout::deviceCapacity(*r, s.tracks()[tracks.front()].device));

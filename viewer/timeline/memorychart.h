@@ -54,8 +54,10 @@ struct MemoryChart {
     /// value scale), shading `highlight`'s window when it concerns the rank.
     static MemoryChart of(const TimelineContext &ctx, RankId rank, const std::vector<TrackId> &tracks,
                           const Highlight &highlight);
-    /// The chart's curves of `rank`'s memory `tracks`, named and styled like the gutter legend.
-    static std::vector<Series> seriesOf(const Session &session, const std::vector<TrackId> &tracks, RankId rank);
+    /// The chart's curves of `rank`'s memory `tracks`, named and styled like the gutter legend, in
+    /// `colors`' theme.
+    static std::vector<Series> seriesOf(const Session &session, const std::vector<TrackId> &tracks, RankId rank,
+                                        const Palette &colors);
     /// The OOM marks of `rank`; an OOM placed by an anchor is labelled "≈".
     static std::vector<OomMark> oomMarks(const EvidenceIndex &evidence, RankId rank);
 };

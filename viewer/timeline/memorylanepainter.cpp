@@ -1,5 +1,7 @@
 #include "memorylanepainter.h"
 
+#include "palette.h"
+
 #include "rankcolors.h"
 #include "timeformat.h"
 #include "timeline/timelinecontext.h"
@@ -10,7 +12,7 @@
 namespace rs {
 
 std::vector<MemoryLanePainter::Curve> MemoryLanePainter::curvesOf(const Session &s, const std::vector<TrackId> &tracks,
-                                                                      RankId rank)
+                                                                      RankId rank, const Palette &colors)
 {
     std::vector<Curve> areas, lines;
     if (tracks.empty())
@@ -30,16 +32,22 @@ std::vector<MemoryLanePainter::Curve> MemoryLanePainter::curvesOf(const Session 
                 areas.push_back({id, tr("allocated") + suffix, RankColors::color(rank), Style::Area});
             break;
         case TrackKind::MemoryReserved:
-            lines.push_back({id, (snapshot ? tr("snapshot reserved") : tr("reserved")) + suffix, RankColors::textColor(rank),
+            lines.push_back({id, (snapshot ? tr("snapshot reserved") : tr("reserved")) + suffix, RankColors::textColor(rank, colors),
                              snapshot ? Style::Dotted : Style::Line});
             break;
         default:
-            lines.push_back({id, tr("used (nvidia-smi)") + suffix, QColor(0x37, 0x41, 0x51), Style::Dashed});
+            lines.push_back({id, tr("used (nvidia-smi)") + suffix, nvidiaSmiColor(colors), Style::Dashed});
             break;
         }
     }
     areas.insert(areas.end(), lines.begin(), lines.end());
     return areas;
+}
+
+QColor MemoryLanePainter::nvidiaSmiColor(const Palette &colors)
+{
+    // Neutral, the strongest of the theme: the whole device, not one rank's allocator.
+    return colors.isDark() ? QColor(0xc3, 0xc9, 0xd3) : QColor(0x37, 0x41, 0x51);
 }
 
 QPen MemoryLanePainter::pen(Style style, const QColor &color)

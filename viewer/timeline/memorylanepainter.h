@@ -21,6 +21,7 @@ class QPainter;
 
 namespace rs {
 
+class Palette;
 struct TimelineContext;
 
 class MemoryLanePainter
@@ -41,7 +42,10 @@ public:
 
     /// The curves of `rank`'s memory tracks, areas first so lines stay visible on top; named and
     /// styled like the screen's memory chart.
-    static std::vector<Curve> curvesOf(const Session &session, const std::vector<TrackId> &tracks, RankId rank);
+    static std::vector<Curve> curvesOf(const Session &session, const std::vector<TrackId> &tracks, RankId rank,
+                                       const Palette &colors);
+    /// nvidia-smi's used memory: a neutral curve, dark on paper and light on a dark screen.
+    static QColor nvidiaSmiColor(const Palette &colors);
 
     /// `view` maps aligned ns to x; the rank's data is drawn `dataOffset` ns later.
     MemoryLanePainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset);

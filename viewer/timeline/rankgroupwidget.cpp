@@ -77,6 +77,15 @@ void RankGroupWidget::analysisChanged()
     update();
 }
 
+void RankGroupWidget::colorsChanged()
+{
+    if (m_plot) {
+        m_plot->applyColors(*m_ctx.colors);
+        m_plot->setSeries(MemoryChart::seriesOf(*m_ctx.session, layout().memoryTracks(), m_rank, *m_ctx.colors));
+    }
+    update();
+}
+
 void RankGroupWidget::highlightChanged()
 {
     const Highlight &h = m_ctx.state->highlight();

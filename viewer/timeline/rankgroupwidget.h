@@ -46,6 +46,8 @@ public:
     void analysisChanged();
     /// The highlight changed: repaint when this rank is or was part of it.
     void highlightChanged();
+    /// The theme changed (TimelineContext::colors): the chart takes the new colours and curves.
+    void colorsChanged();
     /// Repaints just where `event` is drawn (hover and selection changes).
     void updateEvent(const EventRef &event);
 

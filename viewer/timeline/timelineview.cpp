@@ -538,8 +538,11 @@ void TimelineView::changeEvent(QEvent *event)
             QPalette pal = viewport()->palette();
             pal.setColor(QPalette::Window, m_ctx->colors->color(Palette::Role::Base));
             viewport()->setPalette(pal);
-            for (QWidget *w : findChildren<QWidget *>())
+            for (QWidget *w : findChildren<QWidget *>()) {
+                if (auto *group = qobject_cast<RankGroupWidget *>(w))
+                    group->colorsChanged();
                 w->update();
+            }
             Q_EMIT contentChanged();
         }
     }

@@ -1,5 +1,7 @@
 #include "trackfinder.h"
 
+#include "palette.h"
+
 #include "lanekind.h"
 
 #include "rankgroupwidget.h"
@@ -22,7 +24,6 @@ namespace rs {
 namespace {
 
 const QColor kAccent(0x25, 0x63, 0xeb);  // the blue of selections elsewhere in the app
-const QColor kMuted(0x6b, 0x72, 0x80);   // secondary text, as in tooltips and the untimed note
 
 // A fading band over one lane, so the eye finds the lane just scrolled to. Deletes itself.
 class LaneFlash : public QWidget
@@ -81,19 +82,23 @@ public:
         const QString name = dot < 0 ? text : text.mid(dot + 3);
         p->save();
         const bool current = option.state & QStyle::State_Selected;
-        if (current)
-            p->fillRect(option.rect, QColor(0xe8, 0xf0, 0xfe));
-        else if (option.state & QStyle::State_MouseOver)
-            p->fillRect(option.rect, QColor(0xf3, 0xf4, 0xf6));
+        const Palette &colors = Palette::screen();
+        if (current) {
+            QColor tint = kAccent; // a wash of the accent reads as "current" on light and dark alike
+            tint.setAlpha(colors.isDark() ? 70 : 27);
+            p->fillRect(option.rect, tint);
+        } else if (option.state & QStyle::State_MouseOver) {
+            p->fillRect(option.rect, colors.color(Palette::Role::Gutter));
+        }
         if (current)
             p->fillRect(QRect(option.rect.left(), option.rect.top(), 3, option.rect.height()), kAccent);
         const QRect r = option.rect.adjusted(12, 0, -8, 0);
         const QFontMetrics fm(option.font);
         const int rankWidth = fm.horizontalAdvance(QStringLiteral("Rank 0000"));
         p->setFont(option.font);
-        p->setPen(kMuted);
+        p->setPen(colors.color(Palette::Role::Muted));
         p->drawText(QRect(r.left(), r.top(), rankWidth, r.height()), Qt::AlignVCenter | Qt::AlignLeft, rank);
-        p->setPen(QColor(0x11, 0x18, 0x27));
+        p->setPen(colors.color(Palette::Role::Title));
         const QRect nameRect(r.left() + rankWidth, r.top(), r.width() - rankWidth, r.height());
         p->drawText(nameRect, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(name, Qt::ElideMiddle, nameRect.width()));
         p->restore();
@@ -112,6 +117,30 @@ constexpr int kWidth = 560;
 
 } // namespace
 
+void TrackFinder::applyTheme()
+{
+    // The popup's chrome in the screen palette's colours, so it is dark on a dark desktop.
+    const Palette &colors = Palette::screen();
+    setStyleSheet(QStringLiteral("#rs_trackFinder { background: %1; border: 1px solid %2; border-radius: 6px; }"
+                                 "#rs_trackFinder QLineEdit { border: 1px solid %2; border-radius: 4px; padding: 5px 8px;"
+                                 " background: %1; color: %3; }"
+                                 "#rs_trackFinder QLineEdit:focus { border-color: %4; }"
+                                 "#rs_trackFinder QListView { border: none; background: %1; }")
+                      .arg(colors.css(Palette::Role::Base), colors.css(Palette::Role::GutterBorder), colors.css(Palette::Role::Title),
+                           kAccent.name()));
+}
+
+void TrackFinder::changeEvent(QEvent *event)
+{
+    // The style sheet is rebuilt after the change it answers (the theme switched).
+    if ((event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange) && !m_theming) {
+        m_theming = true;
+        applyTheme();
+        m_theming = false;
+    }
+    QFrame::changeEvent(event);
+}
+
 TrackFinder::TrackFinder(TimelineView *view)
     : QFrame(view)
     , m_view(view)
@@ -123,11 +152,7 @@ TrackFinder::TrackFinder(TimelineView *view)
     setObjectName(QStringLiteral("rs_trackFinder"));
     setFrameShape(QFrame::NoFrame);
     setAutoFillBackground(true);
-    setStyleSheet(QStringLiteral(
-        "#rs_trackFinder { background: white; border: 1px solid #d1d5db; border-radius: 6px; }"
-        "#rs_trackFinder QLineEdit { border: 1px solid #d1d5db; border-radius: 4px; padding: 5px 8px; background: white; }"
-        "#rs_trackFinder QLineEdit:focus { border-color: #2563eb; }"
-        "#rs_trackFinder QListView { border: none; background: white; }"));
+    applyTheme();
     auto *shadow = new QGraphicsDropShadowEffect(this);
     shadow->setBlurRadius(18);
     shadow->setOffset(0, 3);

@@ -52,17 +52,20 @@ Q_SIGNALS:
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     void activate(const QModelIndex &index); // a row of m_filter
     void moveCurrent(int delta);
     void place();
+    void applyTheme();
 
     TimelineView *m_view;
     QLineEdit *m_edit;
     QListView *m_list;
     TrackFinderModel *m_model;
     TrackFinderFilter *m_filter;
+    bool m_theming = false; // applying the theme's style sheet sends change events of its own
 };
 
 } // namespace rs

@@ -85,7 +85,7 @@ public:
         const int g = f.ctx->gutterWidth;
         MemoryLanePainter memory(*f.painter, *f.ctx, f.view, f.offset);
         memory.legend(GutterPainter::kStripe + 10, lane.top + 1 + LaneLayout::kRowHeight, g - GutterPainter::kStripe - 18,
-                      lane.top + lane.height - 2, MemoryLanePainter::curvesOf(*f.ctx->session, f.layout->memoryTracks(), f.rank),
+                      lane.top + lane.height - 2, MemoryLanePainter::curvesOf(*f.ctx->session, f.layout->memoryTracks(), f.rank, *f.ctx->colors),
                       capacity(f));
     }
 
@@ -104,7 +104,7 @@ public:
                 if (t - f.offset >= m.time && t - f.offset <= m.time + m.duration)
                     text += tr("<b style='color:#8a5500'>Spike</b> %1<br/>").arg(m.tooltip);
         text += tr("<b>Memory</b> at %1").arg(TimeFormat::precise(t - origin));
-        for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(s, f.layout->memoryTracks(), f.rank)) {
+        for (const MemoryLanePainter::Curve &c : MemoryLanePainter::curvesOf(s, f.layout->memoryTracks(), f.rank, *f.ctx->colors)) {
             double v = 0;
             if (counterValueAt(s.tracks()[c.track].counter, t - f.offset, &v))
                 text += QStringLiteral("<br/>%1: <b>%2</b>").arg(c.name, TimeFormat::bytes(v));
