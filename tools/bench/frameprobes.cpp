@@ -6,7 +6,6 @@
 #include "viewstate.h"
 
 #include <QApplication>
-#include <QPicture>
 #include <QImage>
 #include <QPaintEngine>
 #include <QPainter>
@@ -139,7 +138,6 @@ SessionPtr loadRanks(const std::string &dir, int &ranks)
 struct Frames {
     std::vector<double> times;   // µs per frame
     std::vector<double> floors;  // µs to fillRect as many rectangles as the frame drew
-    std::vector<double> replays; // µs to replay the frame's own recorded drawing (QPicture)
     std::vector<std::int64_t> shapes;
 };
 
@@ -184,22 +182,6 @@ void frame(QWidget &view, QImage &image, CountingDevice &counter, Frames &out, c
             p.fillRect(QRect(x(rng), y(rng), 8, 12), colors[i % 3]);
     }
     out.floors.push_back(micros(Clock::now() - f0));
-
-    // The second floor: the same frame's pixels with nothing computed. The frame's drawing is
-    // recorded (untimed) and replayed into an image: every rectangle, text run, line and chart
-    // blit it drew, without layout, level of detail, decimation or event handling.
-    QPicture recorded;
-    {
-        QPainter p(&recorded);
-        view.render(&p);
-    }
-    static QImage replayImage(kWidth, kHeight, QImage::Format_ARGB32_Premultiplied);
-    const auto r0 = Clock::now();
-    {
-        QPainter p(&replayImage);
-        p.drawPicture(0, 0, recorded);
-    }
-    out.replays.push_back(micros(Clock::now() - r0));
 }
 
 // RANKSCOPE_BENCH_FRAMES=DIR keeps each scenario's last frame as DIR/<probe>.png, to look at,
@@ -230,8 +212,7 @@ ProbeOutcome report(const Frames &f, double openMicros, int ranks, double second
                 static_cast<std::int64_t>(openMicros),
                 ranks,
                 static_cast<std::int64_t>(percentile(shapes, 0.5)),
-                g_loadedRss,
-                static_cast<std::int64_t>(percentile(f.replays, 0.5))};
+                g_loadedRss};
     return o;
 }
 

@@ -185,7 +185,7 @@ int runFrames(const Options &o)
                                           {"c", c, rs::bench::FrameProbes::kOverview, root / "b"}};
     int status = 0;
     std::string json = "{\"schema\":\"rankscope.bench/1\",\"frames\":[";
-    std::string table = "scenario                                                     frames    p50 ms    p95 ms    max ms  floor p50  replay p50   open s   peak RSS\n";
+    std::string table = "scenario                                                     frames    p50 ms    p95 ms    max ms  floor p50   open s   peak RSS\n";
     for (std::size_t i = 0; i < scenarios.size(); ++i) {
         const Scenario &sc = scenarios[i];
         try {
@@ -207,21 +207,19 @@ int runFrames(const Options &o)
             status = 1;
             continue;
         }
-        const auto &v = r.outcome.values; // frames, p50, p95, max, floor p50, open (µs), ranks, shapes, loaded RSS, replay p50
-        const double replay = v.size() > 9 ? static_cast<double>(v[9]) : 0.0;
-        char row[768];
+        const auto &v = r.outcome.values; // frames, p50, p95, max, floor p50, open (µs), ranks, shapes
+        char row[512];
         std::snprintf(row, sizeof row,
                       "%s{\"scenario\":\"%s\",\"label\":\"%s\",\"ranks\":%lld,\"frames\":%lld,\"p50_ms\":%.2f,\"p95_ms\":%.2f,"
                       "\"max_ms\":%.2f,\"floor_p50_ms\":%.2f,\"p95_over_floor\":%.2f,\"shapes_per_frame\":%lld,\"open_ms\":%.1f,"
-                      "\"peak_rss_bytes\":%lld,\"loaded_rss_bytes\":%lld,\"replay_p50_ms\":%.2f,\"p95_over_replay\":%.2f}",
+                      "\"peak_rss_bytes\":%lld,\"loaded_rss_bytes\":%lld}",
                       i ? "," : "", sc.id.c_str(), sc.label.c_str(), static_cast<long long>(v[6]), static_cast<long long>(v[0]),
                       v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3, v[4] > 0 ? static_cast<double>(v[2]) / static_cast<double>(v[4]) : 0.0,
                       static_cast<long long>(v[7]), v[5] / 1e3, static_cast<long long>(r.maxRssBytes),
-                      static_cast<long long>(v.size() > 8 ? v[8] : 0), replay / 1e3,
-                      replay > 0 ? static_cast<double>(v[2]) / replay : 0.0);
+                      static_cast<long long>(v.size() > 8 ? v[8] : 0));
         json += row;
-        std::snprintf(row, sizeof row, "%-60s %6lld %9.2f %9.2f %9.2f %10.2f %11.2f %8.2f %7.0f MB\n", sc.label.c_str(),
-                      static_cast<long long>(v[0]), v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3, replay / 1e3, v[5] / 1e6,
+        std::snprintf(row, sizeof row, "%-60s %6lld %9.2f %9.2f %9.2f %10.2f %8.2f %7.0f MB\n", sc.label.c_str(),
+                      static_cast<long long>(v[0]), v[1] / 1e3, v[2] / 1e3, v[3] / 1e3, v[4] / 1e3, v[5] / 1e6,
                       static_cast<double>(r.maxRssBytes) / 1e6);
         table += row;
     }
