@@ -122,6 +122,7 @@ struct ParsedArgs {
     bool documentErrors = false;             // unreadable, or a source missing or changed (printed)
     bool allowOutside = false;               // --allow-outside-sources: a session file may name files outside its folder
     std::int64_t maxDecompressed = 0;        // --max-decompressed: per-file ceiling, 0 = the default
+    bool noCache = false;                    // --no-cache: neither read nor fill the import cache
 };
 
 // "--name VALUE" or "--name=VALUE": the value, advancing i; nullopt if `a` is not that option.
@@ -160,6 +161,8 @@ ParsedArgs parseCommon(const QStringList &args)
             p.timeZone = z->toStdString();
         } else if (a == QLatin1String("--allow-outside-sources")) {
             p.allowOutside = true;
+        } else if (a == QLatin1String("--no-cache")) {
+            p.noCache = true;
         } else if (auto m = optionValue(args, i, "--max-decompressed")) {
             if (const auto bytes = Cli::parseSize(*m))
                 p.maxDecompressed = *bytes;
@@ -267,6 +270,7 @@ int load(const char *command, const QStringList &args, std::FILE *err, ParsedArg
     options.rankOverrides.insert(p.assign.begin(), p.assign.end());
     options.timeZone = p.timeZone;
     options.maxDecompressedBytes = p.maxDecompressed;
+    options.cache = Cli::cacheEnabled(p.noCache);
     SessionLoader loader(p.paths, options);
     if (loader.files().empty()) {
         printErr(err, std::string("rankscope ") + command + ": "
@@ -300,6 +304,8 @@ QString Cli::usage()
         "Options: --time-zone ZONE  zone of time stamps that carry none (nvidia-smi, logs); default: local\n"
         "         --allow-outside-sources  let a session file name sources outside its own folder\n"
         "         --max-decompressed SIZE  stop reading a file past SIZE decompressed bytes (K/M/G/T); default 64G\n"
+        "         --no-cache  neither read files back from the import cache nor keep them in it\n"
+        "                     (~/.cache/rankscope; RANKSCOPE_NO_CACHE=1 does the same)\n"
         "\n"
         "A folder means every recognised file below it. --assign-rank overrides a source's rank.\n"
         "One PATH may be a saved session (FILE.rankscope): its sources are read with its rank choices,\n"
@@ -307,6 +313,11 @@ QString Cli::usage()
         "and takes its visible window, hidden and collapsed ranks unless --range / --ranks are given.\n"
         "Its missing or changed sources are errors (exit 1), moved ones warnings.\n"
         "Exit status: 0 success; 1 some sources had errors; 2 usage error or nothing usable.\n");
+}
+
+bool Cli::cacheEnabled(bool noCacheOption)
+{
+    return !noCacheOption && qEnvironmentVariableIsEmpty("RANKSCOPE_NO_CACHE");
 }
 
 bool Cli::isSubcommand(const QStringList &args)

@@ -32,6 +32,8 @@ public:
     static std::optional<std::int64_t> parseSize(const QString &value);
     /// The usage text.
     static QString usage();
+    /// Whether a load uses the import cache: not with --no-cache, not when RANKSCOPE_NO_CACHE is set.
+    static bool cacheEnabled(bool noCacheOption);
 
     /// What the shared options (--assign-rank, --clock-offset, --time-zone) and the paths read.
     /// One path may be a saved `.rankscope` session file: it stands for its sources, loaded with

@@ -62,6 +62,7 @@ int main(int argc, char **argv)
     QStringList paths;
     std::map<std::string, int> assign;
     std::string timeZone;
+    bool noCache = false;
     // The per-file decompression ceiling: the option, else the saved setting, else the default.
     std::int64_t maxDecompressed = 0;
     if (const auto saved = rs::Cli::parseSize(QSettings().value(QStringLiteral("import/maxDecompressed")).toString()))
@@ -74,6 +75,8 @@ int main(int argc, char **argv)
                 return rs::Cli::Usage;
             }
             maxDecompressed = *bytes;
+        } else if (args[i] == QLatin1String("--no-cache")) {
+            noCache = true;
         } else if (args[i] == QLatin1String("--time-zone") && i + 1 < args.size()) {
             timeZone = args[++i].toStdString();
         } else if (args[i].startsWith(QLatin1String("--time-zone="))) {
@@ -96,6 +99,9 @@ int main(int argc, char **argv)
     options.rankOverrides = std::map<std::string, rs::RankId>(assign.begin(), assign.end());
     options.timeZone = timeZone;
     options.maxDecompressedBytes = maxDecompressed;
+    // The import cache: on unless --no-cache, RANKSCOPE_NO_CACHE or the setting says otherwise.
+    options.cache = rs::Cli::cacheEnabled(noCache) && QSettings().value(QStringLiteral("cache/enabled"), true).toBool();
+    options.cacheMaxBytes = QSettings().value(QStringLiteral("cache/maxBytes"), qint64(0)).toLongLong();
     rs::Application viewer(options);
     viewer.window().show();
     viewer.open(paths);

@@ -1,5 +1,6 @@
 #include "sessionloader.h"
 
+#include "cache/sourcecache.h"
 #include "importerregistry.h"
 #include "sessionbuilder.h"
 
@@ -26,6 +27,7 @@ SessionLoader::SessionLoader(std::vector<std::string> paths, std::map<std::strin
 
 SessionLoader::SessionLoader(std::vector<std::string> paths, const Options &options)
     : m_timeZone(options.timeZone), m_threads(options.threads), m_maxDecompressed(options.maxDecompressedBytes)
+    , m_cache(options.cache), m_cacheDir(options.cacheDir), m_cacheMaxBytes(options.cacheMaxBytes)
 {
     m_files = ImporterRegistry::expandPaths(paths, &m_fromFolder);
     const auto &rankOverrides = options.rankOverrides;
@@ -64,6 +66,13 @@ SessionPtr SessionLoader::run(Progress *progress) const
         progress->bytesTotal = total;
     }
     std::vector<std::optional<SourceBuilder>> results(n);
+    m_cacheUse.hits = m_cacheUse.stored = m_cacheUse.rejected = 0;
+    std::optional<SourceCache> cache;
+    if (m_cache)
+        cache.emplace(m_cacheDir.empty() ? SourceCache::defaultDir() : m_cacheDir,
+                      m_cacheMaxBytes > 0 ? m_cacheMaxBytes : SourceCache::kDefaultMaxBytes);
+    // What changes how a file is read is part of its cache key.
+    const std::string settings = "tz=" + m_timeZone + "|max=" + std::to_string(m_maxDecompressed);
     std::atomic<std::size_t> next{0};
     static const std::atomic<bool> neverCancel{false};
     auto worker = [&] {
@@ -76,7 +85,27 @@ SessionPtr SessionLoader::run(Progress *progress) const
             ctx.timeZone = m_timeZone;
             if (m_maxDecompressed > 0)
                 ctx.maxDecompressedBytes = m_maxDecompressed;
+            if (cache) {
+                std::string why;
+                if (auto hit = cache->load(m_files[i], settings, &why)) {
+                    results[i].emplace(std::move(*hit));
+                    ++m_cacheUse.hits;
+                    if (progress) {
+                        progress->bytesDone[i] = results[i]->source().fileBytes;
+                        ++progress->filesDone;
+                    }
+                    continue;
+                }
+                if (!why.empty())
+                    ++m_cacheUse.rejected;
+            }
             results[i].emplace(ImporterRegistry::instance().importFile(m_files[i], ctx));
+            // Only a whole, recognised import is kept: not a cancelled one, not a file that could
+            // not be read (that may change) or that no importer knows.
+            const bool cancelled = progress && progress->cancel.load();
+            if (cache && !cancelled && !results[i]->source().format.empty() && !ImporterRegistry::isUnrecognised(*results[i])
+                && cache->store(m_files[i], settings, *results[i]))
+                ++m_cacheUse.stored;
             if (progress)
                 ++progress->filesDone;
         }

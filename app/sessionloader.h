@@ -33,7 +33,19 @@ public:
         std::string timeZone;                                        ///< zone of zone-less stamps, "" = local
         unsigned threads = 0;                                        ///< 0 = one per core
         std::int64_t maxDecompressedBytes = 0;                       ///< per-file ceiling, 0 = ImportContext's default
+        /// Read files imported before from the import cache, and keep what is imported in it.
+        bool cache = false;
+        std::string cacheDir;                                        ///< "" = SourceCache::defaultDir()
+        std::int64_t cacheMaxBytes = 0;                              ///< 0 = SourceCache::kDefaultMaxBytes
     };
+
+    /// What the last run() did with the import cache.
+    struct CacheUse {
+        std::atomic<int> hits{0};   ///< files read back from the cache
+        std::atomic<int> stored{0}; ///< files imported and kept
+        std::atomic<int> rejected{0}; ///< cached copies found damaged or unreadable (imported again)
+    };
+    const CacheUse &cacheUse() const { return m_cacheUse; }
 
     /// Folders are expanded to the files below them.
     SessionLoader(std::vector<std::string> paths, std::map<std::string, RankId> rankOverrides = {},
@@ -53,6 +65,10 @@ private:
     std::string m_timeZone;
     unsigned m_threads;
     std::int64_t m_maxDecompressed = 0;
+    bool m_cache = false;
+    std::string m_cacheDir;
+    std::int64_t m_cacheMaxBytes = 0;
+    mutable CacheUse m_cacheUse;
 };
 
 } // namespace rs

@@ -83,6 +83,7 @@ public:
 
 private:
     friend class SessionBuilder;
+    friend class SourceArchive; // the import cache stores and restores a finished builder
     void report(Diagnostic::Severity severity, std::string_view code, std::string message, std::int64_t line,
                 std::int64_t offset);
     Source m_source;

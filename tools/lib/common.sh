@@ -8,7 +8,7 @@ RS_BUILD_DIR="${RS_BUILD_DIR:-$RS_ROOT/build/release}"
 # Two jobs keep a 2-core CI machine responsive; set RS_JOBS for more on a workstation.
 RS_JOBS="${RS_JOBS:-2}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
-RS_BUILD_PACKAGES=(qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libzstd-dev zlib1g-dev
+RS_BUILD_PACKAGES=(qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libzstd-dev zlib1g-dev libsqlite3-dev
                    nlohmann-json3-dev cmake ninja-build g++ pkg-config)
 
 rs_log() { printf '==> %s\n' "$*" >&2; }

@@ -1,0 +1,56 @@
+#pragma once
+// The import cache: each source's finished model (SourceArchive's columns) kept in one SQLite
+// database in the user's cache folder ($XDG_CACHE_HOME/rankscope, else ~/.cache/rankscope), so a
+// file opened again is read back instead of parsed. An entry's key is the file's size, mtime and a
+// sampled content hash, the import settings that change what is read (time zone, decompression
+// ceiling), the model's layout and the identity of the program that imported it. Entries are
+// evicted least recently used beyond a size limit. Anything unreadable — a damaged column, another
+// layout, a broken database — is a miss: the file is imported again and the entry rewritten.
+// Safe to use from several threads and processes at once (one connection per call, WAL journal).
+
+#include "sourcebuilder.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rs {
+
+class SourceCache
+{
+public:
+    static constexpr std::int64_t kDefaultMaxBytes = 20LL << 30; ///< 20 GiB
+
+    /// A cache in `dir` (created when needed) holding at most `maxBytes` of compressed columns.
+    explicit SourceCache(std::string dir = defaultDir(), std::int64_t maxBytes = kDefaultMaxBytes);
+
+    /// $XDG_CACHE_HOME/rankscope, else $HOME/.cache/rankscope.
+    static std::string defaultDir();
+    /// The key of `path` read with `settings`; empty when the file cannot be keyed (unreadable,
+    /// not a regular file).
+    static std::string keyOf(const std::string &path, const std::string &settings);
+
+    /// The source of `path` as imported before with `settings`, its path set to `path`; nothing on a
+    /// miss. `why` (may be null) says why an entry that exists was not used.
+    std::optional<SourceBuilder> load(const std::string &path, const std::string &settings, std::string *why = nullptr) const;
+    /// Keeps `source` (imported from `path` with `settings`), then evicts the least recently used
+    /// entries beyond the limit. False (with `why`) when it could not be written.
+    bool store(const std::string &path, const std::string &settings, const SourceBuilder &source, std::string *why = nullptr) const;
+
+    struct Stats {
+        std::int64_t entries = 0;
+        std::int64_t bytes = 0; ///< compressed bytes of the columns
+    };
+    Stats stats() const;
+    /// Removes every entry (the database file too). False with `why` when it could not.
+    bool clear(std::string *why = nullptr) const;
+
+    const std::string &dir() const { return m_dir; }
+    std::string databasePath() const;
+
+private:
+    std::string m_dir;
+    std::int64_t m_maxBytes;
+};
+
+} // namespace rs

@@ -1,0 +1,264 @@
+// The import cache: a file read back from it gives the session a fresh import gives (inspect and
+// analyze print the same), a damaged or stale entry is never used, the limit evicts, and
+// --no-cache / RANKSCOPE_NO_CACHE keep the cache out of a run.
+
+#include "cache/sourcearchive.h"
+#include "cache/sourcecache.h"
+#include "clirunner.h"
+#include "importerregistry.h"
+#include "sessionloader.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+using namespace rs;
+using namespace rs::test;
+
+class TestImportCache : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void readBackEqualsImport_data();
+    void readBackEqualsImport();
+    void archiveRoundTripIsExact();
+    void damagedEntryIsImportedAgain();
+    void changedFileIsImportedAgain();
+    void settingsAreInTheKey();
+    void limitEvictsLeastRecentlyUsed();
+    void noCacheKeepsItOut();
+    void notADatabaseIsReplaced();
+
+private:
+    QTemporaryDir m_cacheHome;
+};
+
+namespace {
+
+SessionLoader::Options cached(const QString &dir)
+{
+    SessionLoader::Options o;
+    o.cache = true;
+    o.cacheDir = dir.toStdString();
+    o.threads = 2;
+    return o;
+}
+
+} // namespace
+
+void TestImportCache::init()
+{
+    // Each test gets an empty cache folder of its own, used by the command line too.
+    QVERIFY(m_cacheHome.isValid());
+    qputenv("XDG_CACHE_HOME", m_cacheHome.path().toLocal8Bit());
+    qunsetenv("RANKSCOPE_NO_CACHE");
+    SourceCache(SourceCache::defaultDir()).clear();
+}
+
+void TestImportCache::cleanup()
+{
+    qputenv("RANKSCOPE_NO_CACHE", "1");
+}
+
+void TestImportCache::readBackEqualsImport_data()
+{
+    QTest::addColumn<QString>("path");
+    // Every kind of input the project has: the demo incident and each fixture folder, plus the
+    // real samples when they are present.
+    QTest::newRow("demo") << QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
+    for (const char *sub : {"kineto", "logs", "memorysummary", "nvidiasmi", "flightrecorder"})
+        QTest::newRow(sub) << QStringLiteral(RANKSCOPE_FIXTURES_DIR "/") + QLatin1String(sub);
+    const QString samples = QStringLiteral(RANKSCOPE_SAMPLES_DIR);
+    if (QDir(samples).exists())
+        for (const QString &sub : QDir(samples).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            QTest::newRow(qPrintable(QStringLiteral("samples/") + sub)) << samples + QLatin1Char('/') + sub;
+}
+
+void TestImportCache::readBackEqualsImport()
+{
+    QFETCH(QString, path);
+    if (!QDir(path).exists())
+        QSKIP("input not present");
+    qputenv("RANKSCOPE_NO_CACHE", "1");
+    const CliResult inspectFresh = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), QStringLiteral("--time-zone=UTC"), path});
+    const CliResult analyzeFresh = runCli({QStringLiteral("analyze"), QStringLiteral("--json"), QStringLiteral("--time-zone=UTC"), path});
+    qunsetenv("RANKSCOPE_NO_CACHE");
+    // The first cached run fills the cache, the second reads every file back from it.
+    const CliResult inspectFill = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), QStringLiteral("--time-zone=UTC"), path});
+    const SourceCache::Stats filled = SourceCache(SourceCache::defaultDir()).stats();
+    QVERIFY(filled.entries > 0);
+    const CliResult inspectHit = runCli({QStringLiteral("inspect"), QStringLiteral("--json"), QStringLiteral("--time-zone=UTC"), path});
+    const CliResult analyzeHit = runCli({QStringLiteral("analyze"), QStringLiteral("--json"), QStringLiteral("--time-zone=UTC"), path});
+    QCOMPARE(SourceCache(SourceCache::defaultDir()).stats().entries, filled.entries); // nothing imported anew
+    QCOMPARE(inspectFill.out, inspectFresh.out);
+    QCOMPARE(inspectHit.out, inspectFresh.out);
+    QCOMPARE(inspectHit.status, inspectFresh.status);
+    QCOMPARE(analyzeHit.out, analyzeFresh.out);
+    QCOMPARE(analyzeHit.err, analyzeFresh.err);
+}
+
+void TestImportCache::archiveRoundTripIsExact()
+{
+    // Written, read back and written again, every column is byte for byte the same: nothing that
+    // is stored is lost or changed on the way.
+    QDirIterator it(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo"), QDir::Files);
+    int files = 0;
+    while (it.hasNext()) {
+        const std::string path = it.next().toStdString();
+        ImportContext ctx;
+        SourceBuilder first = ImporterRegistry::instance().importFile(path, ctx);
+        if (first.source().format.empty())
+            continue;
+        const auto columns = SourceArchive::write(first);
+        std::string error;
+        auto back = SourceArchive::read(columns, &error);
+        QVERIFY2(back, error.c_str());
+        const auto again = SourceArchive::write(*back);
+        QCOMPARE(again.size(), columns.size());
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            QCOMPARE(again[i].name, columns[i].name);
+            QCOMPARE(again[i].rawBytes, columns[i].rawBytes);
+            QVERIFY2(again[i].blocks == columns[i].blocks, columns[i].name.c_str());
+        }
+        ++files;
+    }
+    QVERIFY(files >= 5);
+}
+
+void TestImportCache::damagedEntryIsImportedAgain()
+{
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("rank-0.json"));
+    writeFile(trace, kinetoTrace(0, 4, 3));
+    const QString cacheDir = dir.filePath(QStringLiteral("cache"));
+    SessionLoader({trace.toStdString()}, cached(cacheDir)).run();
+    // Flip bytes in the middle of every stored block: zstd's frame checksum catches it.
+    {
+        sqlite3 *db = nullptr;
+        QCOMPARE(sqlite3_open((cacheDir + QStringLiteral("/sources.sqlite")).toUtf8().constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "UPDATE columns SET data = CAST(substr(data, 1, length(data) / 2) || X'00FF00FF' || substr(data, length(data) / 2 + 5) AS BLOB)",
+                              nullptr, nullptr, nullptr),
+                 SQLITE_OK);
+        sqlite3_close(db);
+    }
+    SessionLoader loader({trace.toStdString()}, cached(cacheDir));
+    const SessionPtr s = loader.run();
+    QCOMPARE(loader.cacheUse().hits.load(), 0);
+    QCOMPARE(loader.cacheUse().rejected.load(), 1);
+    QCOMPARE(loader.cacheUse().stored.load(), 1); // imported again and rewritten
+    QCOMPARE(s->sources().front().counts.steps, std::int64_t(3));
+    SessionLoader third({trace.toStdString()}, cached(cacheDir));
+    third.run();
+    QCOMPARE(third.cacheUse().hits.load(), 1);
+}
+
+void TestImportCache::changedFileIsImportedAgain()
+{
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("rank-0.json"));
+    writeFile(trace, kinetoTrace(0, 4, 3));
+    const QString cacheDir = dir.filePath(QStringLiteral("cache"));
+    SessionLoader({trace.toStdString()}, cached(cacheDir)).run();
+    // Same size, other content (one more step would change the size: rewrite the rank instead).
+    writeFile(trace, kinetoTrace(1, 4, 3));
+    SessionLoader loader({trace.toStdString()}, cached(cacheDir));
+    const SessionPtr s = loader.run();
+    QCOMPARE(loader.cacheUse().hits.load(), 0);
+    QCOMPARE(s->ranks().front().id, RankId(1));
+}
+
+void TestImportCache::settingsAreInTheKey()
+{
+    QTemporaryDir dir;
+    const QString log = dir.filePath(QStringLiteral("job.log"));
+    writeFile(log, "[2024-08-14 03:12:04,248] torch.distributed.run: [WARNING] hello\n"
+                   "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n");
+    const QString cacheDir = dir.filePath(QStringLiteral("cache"));
+    SessionLoader::Options utc = cached(cacheDir);
+    utc.timeZone = "UTC";
+    SessionLoader({log.toStdString()}, utc).run();
+    SessionLoader::Options tokyo = cached(cacheDir);
+    tokyo.timeZone = "Asia/Tokyo";
+    SessionLoader other({log.toStdString()}, tokyo);
+    other.run();
+    QCOMPARE(other.cacheUse().hits.load(), 0); // another zone reads the stamps differently
+    SessionLoader same({log.toStdString()}, utc);
+    same.run();
+    QCOMPARE(same.cacheUse().hits.load(), 1);
+}
+
+void TestImportCache::limitEvictsLeastRecentlyUsed()
+{
+    QTemporaryDir dir;
+    std::vector<std::string> traces;
+    for (int r = 0; r < 3; ++r) {
+        const QString t = dir.filePath(QStringLiteral("rank-%1.json").arg(r));
+        writeFile(t, kinetoTrace(r, 40, 6));
+        traces.push_back(t.toStdString());
+    }
+    const QString cacheDir = dir.filePath(QStringLiteral("cache"));
+    SessionLoader::Options o = cached(cacheDir);
+    o.threads = 1;
+    SessionLoader({traces[0]}, o).run();
+    const std::int64_t one = SourceCache(cacheDir.toStdString()).stats().bytes;
+    QVERIFY(one > 0);
+    // Room for about two entries: the third evicts the least recently used, rank 1 (rank 0 was read again).
+    o.cacheMaxBytes = one * 2 + one / 2;
+    SessionLoader({traces[1]}, o).run();
+    QTest::qWait(1100); // the use stamps have a resolution of a second
+    SessionLoader reread({traces[0]}, o);
+    reread.run();
+    QCOMPARE(reread.cacheUse().hits.load(), 1);
+    QTest::qWait(1100);
+    SessionLoader({traces[2]}, o).run();
+    QCOMPARE(SourceCache(cacheDir.toStdString()).stats().entries, std::int64_t(2));
+    SessionLoader r0({traces[0]}, o), r1({traces[1]}, o);
+    r0.run();
+    r1.run();
+    QCOMPARE(r0.cacheUse().hits.load(), 1);
+    QCOMPARE(r1.cacheUse().hits.load(), 0);
+}
+
+void TestImportCache::noCacheKeepsItOut()
+{
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("rank-0.json"));
+    writeFile(trace, kinetoTrace(0, 4, 3));
+    QCOMPARE(runCli({QStringLiteral("inspect"), QStringLiteral("--no-cache"), trace}).status, 0);
+    QCOMPARE(SourceCache(SourceCache::defaultDir()).stats().entries, std::int64_t(0));
+    qputenv("RANKSCOPE_NO_CACHE", "1");
+    QCOMPARE(runCli({QStringLiteral("inspect"), trace}).status, 0);
+    QCOMPARE(SourceCache(SourceCache::defaultDir()).stats().entries, std::int64_t(0));
+    qunsetenv("RANKSCOPE_NO_CACHE");
+    QCOMPARE(runCli({QStringLiteral("inspect"), trace}).status, 0);
+    QCOMPARE(SourceCache(SourceCache::defaultDir()).stats().entries, std::int64_t(1));
+    QVERIFY(SourceCache(SourceCache::defaultDir()).clear());
+    QCOMPARE(SourceCache(SourceCache::defaultDir()).stats().entries, std::int64_t(0));
+}
+
+void TestImportCache::notADatabaseIsReplaced()
+{
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("rank-0.json"));
+    writeFile(trace, kinetoTrace(0, 4, 3));
+    const QString cacheDir = dir.filePath(QStringLiteral("cache"));
+    QDir().mkpath(cacheDir);
+    writeFile(cacheDir + QStringLiteral("/sources.sqlite"), std::string(8192, 'x'));
+    SessionLoader loader({trace.toStdString()}, cached(cacheDir));
+    const SessionPtr s = loader.run();
+    QCOMPARE(s->sources().front().counts.steps, std::int64_t(3));
+    QCOMPARE(loader.cacheUse().stored.load(), 1);
+    SessionLoader again({trace.toStdString()}, cached(cacheDir));
+    again.run();
+    QCOMPARE(again.cacheUse().hits.load(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestImportCache)
+#include "test_importcache.moc"
