@@ -4,12 +4,18 @@
 //
 // The text lives in fixed-size chunks that never move: growing the arena neither doubles a buffer
 // nor copies what is stored, so a trace's peak memory stays close to the args it really holds.
+//
+// An arena read back from the import cache is lazy: it knows where every entry lies but loads a
+// chunk only when an entry in it is first viewed (the details panel, an export, a metric that
+// reads one op's args), so reopening a trace does not bring hundreds of MB of args into memory.
 
 #include "types.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -21,14 +27,32 @@ public:
     static constexpr std::size_t kFirstChunkBytes = 64u << 10;
     static constexpr std::size_t kChunkBytes = 4u << 20;
 
-    /// Stores `json` (already compact) and returns its id; an empty text returns kNoArgs.
+    /// Where a lazy arena's chunks come from. `load` returns the chunk's bytes (exactly `bytes`
+    /// long), or null when they cannot be had any more (the entries then view as empty).
+    class ChunkLoader
+    {
+    public:
+        virtual ~ChunkLoader() = default;
+        virtual std::unique_ptr<char[]> load(std::uint32_t chunk, std::size_t bytes) const = 0;
+    };
+
+    ArgsArena() = default;
+    ArgsArena(ArgsArena &&) noexcept = default;
+    ArgsArena &operator=(ArgsArena &&) noexcept = default;
+
+    /// A lazy arena of entries with `lengths` (in id order) packed into chunks of `chunkSizes`
+    /// bytes by packChunks(); false when they do not fit together.
+    bool setLazy(const std::vector<std::uint32_t> &lengths, const std::vector<std::size_t> &chunkSizes,
+                 std::shared_ptr<const ChunkLoader> loader);
+    /// How entries of `lengths` are packed into chunks: in order, a chunk closed before an entry
+    /// that would take it past `maxBytes` (an entry larger than that has a chunk of its own).
+    static std::vector<std::size_t> packChunks(const std::vector<std::uint32_t> &lengths, std::size_t maxBytes);
+
     ArgsId add(std::string_view json)
     {
         if (json.empty())
             return kNoArgs;
         if (m_chunks.empty() || m_chunkSizes.back() - m_used < json.size()) {
-            // Chunks start small (many sources hold few args) and double up to kChunkBytes; a blob
-            // larger than that gets a chunk of its own. new char[] leaves pages untouched until used.
             const std::size_t next = m_chunkSizes.empty() ? kFirstChunkBytes : std::min(kChunkBytes, m_chunkSizes.back() * 2);
             const std::size_t size = std::max(next, json.size());
             m_chunks.push_back(std::unique_ptr<char[]>(new char[size]));
@@ -41,23 +65,29 @@ public:
         m_used += json.size();
         return static_cast<ArgsId>(m_entries.size());
     }
-    /// The JSON text of `id`, "" for kNoArgs or an unknown id.
+
     std::string_view view(ArgsId id) const
     {
         if (id == kNoArgs || id > m_entries.size())
             return {};
         const Entry &e = m_entries[id - 1];
-        return std::string_view(m_chunks[e.chunk].get() + e.offset, e.length);
+        const char *chunk = m_lazy ? m_lazy->chunk(e.chunk, m_chunkSizes[e.chunk]) : m_chunks[e.chunk].get();
+        return chunk ? std::string_view(chunk + e.offset, e.length) : std::string_view();
     }
+
     std::size_t count() const { return m_entries.size(); }
+    /// Bytes held in memory (a lazy arena's chunks only once loaded).
     std::size_t memoryBytes() const
     {
         std::size_t n = m_entries.capacity() * sizeof(Entry);
+        if (m_lazy)
+            return n + m_lazy->loadedBytes.load();
         for (std::size_t s : m_chunkSizes)
             n += s;
         return n;
     }
-    /// Releases the slack of the entry index (the chunks themselves never move).
+    bool isLazy() const { return m_lazy != nullptr; }
+
     void shrink() { m_entries.shrink_to_fit(); }
 
 private:
@@ -66,10 +96,22 @@ private:
         std::uint32_t offset;
         std::uint32_t length;
     };
+    // A lazy arena's chunks, each loaded once on first use, from any thread.
+    struct Lazy {
+        std::shared_ptr<const ChunkLoader> loader;
+        std::vector<std::unique_ptr<char[]>> chunks;
+        std::unique_ptr<std::atomic<const char *>[]> ready;
+        std::unique_ptr<std::atomic<bool>[]> failed;
+        std::mutex lock;
+        std::atomic<std::size_t> loadedBytes{0};
+        const char *chunk(std::uint32_t index, std::size_t bytes);
+    };
+
     std::vector<std::unique_ptr<char[]>> m_chunks;
     std::vector<std::size_t> m_chunkSizes;
     std::vector<Entry> m_entries; // id - 1
     std::size_t m_used = 0;       // bytes used in the last chunk
+    std::unique_ptr<Lazy> m_lazy; // set for an arena read back lazily
 };
 
 } // namespace rs

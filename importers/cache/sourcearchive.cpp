@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <sys/mman.h>
 #include <map>
 #include <stdexcept>
 #include <type_traits>
@@ -71,80 +72,176 @@ std::string_view bytesOf(const std::vector<T> &v)
     return {reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T)};
 }
 
-SourceArchive::Column compress(std::string name, std::string_view raw)
+// Compresses `raw` in blocks of the given sizes (their sum is raw's size).
+SourceArchive::Column compressBlocks(std::string name, std::string_view raw, const std::vector<std::size_t> &sizes)
 {
     SourceArchive::Column c;
     c.name = std::move(name);
     c.rawBytes = raw.size();
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
+    // Level 1: the cache is written while the user waits for the first open; reading is as fast.
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1); // the frame's checksum detects damage on reading
-    for (std::size_t at = 0; at < raw.size() || (at == 0 && c.blocks.empty()); at += SourceArchive::kBlockBytes) {
-        const std::size_t n = std::min(SourceArchive::kBlockBytes, raw.size() - at);
-        std::string out(ZSTD_compressBound(n), '\0');
+    std::size_t at = 0;
+    std::string out; // one scratch buffer; each block keeps only its compressed bytes
+    for (std::size_t n : sizes) {
+        out.resize(ZSTD_compressBound(n));
         const std::size_t written = ZSTD_compress2(cctx, out.data(), out.size(), raw.data() + at, n);
         if (ZSTD_isError(written)) {
             ZSTD_freeCCtx(cctx);
             throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(written));
         }
-        out.resize(written);
-        c.blocks.push_back(std::move(out));
-        if (raw.empty())
-            break;
+        c.blocks.emplace_back(out.data(), written);
+        c.blockRaw.push_back(n);
+        at += n;
     }
     ZSTD_freeCCtx(cctx);
     return c;
 }
 
-std::string decompress(const SourceArchive::Column &c)
+SourceArchive::Column compress(std::string name, std::string_view raw)
 {
-    std::string raw(c.rawBytes, '\0');
-    std::size_t at = 0;
-    for (const std::string &block : c.blocks) {
-        const std::size_t n = ZSTD_decompress(raw.data() + at, raw.size() - at, block.data(), block.size());
-        if (ZSTD_isError(n))
-            throw std::runtime_error("column " + c.name + ": " + ZSTD_getErrorName(n));
-        at += n;
-    }
-    if (at != raw.size())
-        throw std::runtime_error("column " + c.name + " is shorter than recorded");
-    return raw;
+    std::vector<std::size_t> sizes;
+    for (std::size_t at = 0; at < raw.size(); at += SourceArchive::kBlockBytes)
+        sizes.push_back(std::min(SourceArchive::kBlockBytes, raw.size() - at));
+    if (sizes.empty())
+        sizes.push_back(0); // an empty column is one empty frame, so it exists
+    return compressBlocks(std::move(name), raw, sizes);
 }
 
+// Reading a large trace back is mostly first touches of fresh memory; on a virtual machine every 4 KiB
+// page fault is dear. Where the kernel makes transparent huge pages on request, ask for them.
+void adviseHugePages(void *data, std::size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    constexpr std::uintptr_t kHuge = 2u << 20;
+    if (bytes < 2 * kHuge)
+        return;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
+    if (end > begin)
+        ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)data;
+    (void)bytes;
+#endif
+}
+
+// A column of records decompressed straight into the vector that keeps them (no staging copy:
+// for a large trace these columns are most of what a reopen reads).
 template <typename T>
-std::vector<T> arrayOf(const std::string &raw, const std::string &name)
+std::vector<T> arrayOf(const SourceArchive::ColumnSource &source, const std::string &name)
 {
     static_assert(std::is_trivially_copyable_v<T>);
-    if (raw.size() % sizeof(T))
+    const std::uint64_t bytes = source.rawBytes(name);
+    if (bytes % sizeof(T))
         throw std::runtime_error("column " + name + " does not hold whole records");
-    std::vector<T> v(raw.size() / sizeof(T));
-    if (!raw.empty())
-        std::memcpy(v.data(), raw.data(), raw.size());
+    std::vector<T> v;
+    v.reserve(bytes / sizeof(T));
+    adviseHugePages(v.data(), bytes);
+    v.resize(bytes / sizeof(T));
+    source.read(name, reinterpret_cast<char *>(v.data()));
     return v;
 }
 
-// Length-prefixed texts: a column of uint32 lengths and one of the bytes, in id order.
+// Columns held in memory, as write() makes them.
+class MemoryColumns final : public SourceArchive::ColumnSource
+{
+public:
+    explicit MemoryColumns(const std::vector<SourceArchive::Column> &columns)
+    {
+        for (const SourceArchive::Column &c : columns)
+            m_byName[c.name] = &c;
+    }
+    bool has(const std::string &name) const override { return m_byName.count(name) > 0; }
+    std::uint64_t rawBytes(const std::string &name) const override { return get(name).rawBytes; }
+    void read(const std::string &name, char *out) const override
+    {
+        const SourceArchive::Column &c = get(name);
+        std::size_t at = 0;
+        for (std::size_t b = 0; b < c.blocks.size(); ++b) {
+            const std::size_t n = b < c.blockRaw.size() ? c.blockRaw[b] : c.rawBytes - at;
+            if (at + n > c.rawBytes || !SourceArchive::decompressBlock(c.blocks[b], out + at, n))
+                throw std::runtime_error("column " + name + " is damaged");
+            at += n;
+        }
+        if (at != c.rawBytes)
+            throw std::runtime_error("column " + name + " is shorter than recorded");
+    }
+
+private:
+    const SourceArchive::Column &get(const std::string &name) const
+    {
+        const auto it = m_byName.find(name);
+        if (it == m_byName.end())
+            throw std::runtime_error("column " + name + " is missing");
+        return *it->second;
+    }
+    std::map<std::string, const SourceArchive::Column *, std::less<>> m_byName;
+};
+
+// Length-prefixed texts: a column of uint32 lengths and one of the bytes, in id order, in blocks
+// that end between entries (so a lazy reader loads whole entries with each block). Each block is
+// gathered in one reused buffer: the texts are never concatenated whole (a trace's args can be
+// hundreds of MB).
 template <typename Get>
 void writeTexts(std::vector<SourceArchive::Column> &out, const std::string &name, std::size_t first, std::size_t end, Get get)
 {
     std::vector<std::uint32_t> lengths;
-    std::string data;
+    lengths.reserve(end > first ? end - first : 0);
+    std::uint64_t total = 0;
     for (std::size_t i = first; i < end; ++i) {
-        const std::string_view s = get(i);
-        lengths.push_back(static_cast<std::uint32_t>(s.size()));
-        data.append(s);
+        lengths.push_back(static_cast<std::uint32_t>(get(i).size()));
+        total += lengths.back();
     }
     out.push_back(compress(name + ".len", bytesOf(lengths)));
-    out.push_back(compress(name + ".data", data));
+    if (total == 0) {
+        out.push_back(compress(name + ".data", {}));
+        return;
+    }
+    SourceArchive::Column data;
+    data.name = name + ".data";
+    data.rawBytes = total;
+    std::string buffer;
+    std::size_t next = first;
+    for (std::size_t blockBytes : ArgsArena::packChunks(lengths, SourceArchive::kBlockBytes)) {
+        buffer.clear();
+        while (buffer.size() < blockBytes && next < end)
+            buffer.append(get(next++));
+        // One frame per block even past kBlockBytes (one huge entry): block i is the arena's chunk i.
+        SourceArchive::Column block = compressBlocks(data.name, buffer, {buffer.size()});
+        for (std::size_t k = 0; k < block.blocks.size(); ++k) {
+            data.blocks.push_back(std::move(block.blocks[k]));
+            data.blockRaw.push_back(block.blockRaw[k]);
+        }
+    }
+    out.push_back(std::move(data));
 }
 
 } // namespace
+
+void SourceArchive::releaseArgs(SourceBuilder &b, std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks)
+{
+    std::vector<std::uint32_t> lengths;
+    lengths.reserve(b.m_args.count());
+    for (std::size_t i = 1; i <= b.m_args.count(); ++i)
+        lengths.push_back(static_cast<std::uint32_t>(b.m_args.view(static_cast<ArgsId>(i)).size()));
+    ArgsArena lazy;
+    if (lazy.setLazy(lengths, ArgsArena::packChunks(lengths, kBlockBytes), std::move(argsBlocks)))
+        b.m_args = std::move(lazy);
+}
+
+bool SourceArchive::decompressBlock(std::string_view frame, char *out, std::size_t raw)
+{
+    const std::size_t n = ZSTD_decompress(out, raw, frame.data(), frame.size());
+    return !ZSTD_isError(n) && n == raw;
+}
 
 std::string SourceArchive::layoutId()
 {
     // Record sizes and the byte order: a different build of the model cannot misread an entry.
     const std::uint16_t probe = 1;
-    return "rankscope-source/1 span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant))
+    return "rankscope-source/2 span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant))
         + (*reinterpret_cast<const std::uint8_t *>(&probe) ? " le" : " be");
 }
 
@@ -188,19 +285,24 @@ std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
     return out;
 }
 
-std::optional<SourceBuilder> SourceArchive::read(const std::vector<Column> &columns, std::string *error)
+std::optional<SourceBuilder> SourceArchive::read(const std::vector<Column> &columns, std::string *error,
+                                                 std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks,
+                                                 const std::vector<std::uint64_t> &argsBlockRaw)
+{
+    return read(MemoryColumns(columns), error, std::move(argsBlocks), argsBlockRaw);
+}
+
+std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, std::string *error,
+                                                 std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks,
+                                                 const std::vector<std::uint64_t> &argsBlockRaw)
 {
     try {
-        std::map<std::string, const Column *, std::less<>> byName;
-        for (const Column &c : columns)
-            byName[c.name] = &c;
-        const auto raw = [&](const std::string &name) -> std::string {
-            const auto it = byName.find(name);
-            if (it == byName.end())
-                throw std::runtime_error("column " + name + " is missing");
-            return decompress(*it->second);
+        const auto raw = [&](const std::string &name) {
+            std::string out(columns.rawBytes(name), '\0');
+            columns.read(name, out.data());
+            return out;
         };
-        const auto has = [&](const std::string &name) { return byName.count(name) > 0; };
+        const auto has = [&](const std::string &name) { return columns.has(name); };
 
         const std::string metaBytes = raw("meta");
         const json meta = json::from_cbor(metaBytes);
@@ -218,7 +320,7 @@ std::optional<SourceBuilder> SourceArchive::read(const std::vector<Column> &colu
         meta.at("flight").get_to(b.m_flight);
 
         const auto readTexts = [&](const std::string &name, auto add) {
-            const auto lengths = arrayOf<std::uint32_t>(raw(name + ".len"), name + ".len");
+            const auto lengths = arrayOf<std::uint32_t>(columns, name + ".len");
             const std::string data = raw(name + ".data");
             std::size_t at = 0;
             for (std::uint32_t n : lengths) {
@@ -233,11 +335,21 @@ std::optional<SourceBuilder> SourceArchive::read(const std::vector<Column> &colu
             if (b.m_strings.intern(s) != expect++)
                 throw std::runtime_error("the string pool holds a repeated string");
         });
-        expect = 1;
-        readTexts("args", [&](std::string_view s) {
-            if (b.m_args.add(s) != expect++)
-                throw std::runtime_error("the args arena holds an empty entry");
-        });
+        if (has(kArgsData)) {
+            expect = 1;
+            readTexts("args", [&](std::string_view s) {
+                if (b.m_args.add(s) != expect++)
+                    throw std::runtime_error("the args arena holds an empty entry");
+            });
+        } else {
+            // Details on demand: the entries' places now, their text when first viewed.
+            const auto lengths = arrayOf<std::uint32_t>(columns, "args.len");
+            std::vector<std::size_t> sizes(argsBlockRaw.begin(), argsBlockRaw.end());
+            if (sizes.size() == 1 && sizes.front() == 0 && lengths.empty())
+                sizes.clear();
+            if (!argsBlocks || !b.m_args.setLazy(lengths, sizes, std::move(argsBlocks)))
+                throw std::runtime_error("the args blocks do not match their entries");
+        }
 
         const json &tracks = meta.at("tracks");
         b.m_tracks.resize(tracks.size());
@@ -255,14 +367,14 @@ std::optional<SourceBuilder> SourceArchive::read(const std::vector<Column> &colu
             j.at("maxDepth").get_to(t.maxDepth);
             const std::string p = "t" + std::to_string(i) + ".";
             if (has(p + "spans")) {
-                t.spans = arrayOf<Span>(raw(p + "spans"), p + "spans");
-                t.levelBegin = arrayOf<std::uint32_t>(raw(p + "levels"), p + "levels");
+                t.spans = arrayOf<Span>(columns, p + "spans");
+                t.levelBegin = arrayOf<std::uint32_t>(columns, p + "levels");
             }
             if (has(p + "instants"))
-                t.instants = arrayOf<Instant>(raw(p + "instants"), p + "instants");
+                t.instants = arrayOf<Instant>(columns, p + "instants");
             if (has(p + "times")) {
-                t.counter.times = arrayOf<TimeNs>(raw(p + "times"), p + "times");
-                t.counter.values = arrayOf<double>(raw(p + "values"), p + "values");
+                t.counter.times = arrayOf<TimeNs>(columns, p + "times");
+                t.counter.values = arrayOf<double>(columns, p + "values");
                 if (t.counter.times.size() != t.counter.values.size())
                     throw std::runtime_error("track " + std::to_string(i) + ": counter times and values differ in count");
             }

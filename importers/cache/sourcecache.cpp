@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -22,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Bumped when the tables change; a database of another version is dropped and made anew.
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 std::int64_t nowSeconds()
 {
@@ -171,6 +172,85 @@ std::unique_ptr<Db> open(const std::string &dir, const std::string &path)
     throw std::runtime_error("cannot open the cache database");
 }
 
+// A lazy args arena's chunks: the blocks of its entry's args.data column, read when first viewed.
+// An entry evicted or cleared since gives nothing, and those args view as empty.
+class SqliteColumns final : public SourceArchive::ColumnSource
+{
+public:
+    SqliteColumns(sqlite3 *db, std::string key)
+        : m_key(std::move(key))
+        , m_read(db, "SELECT raw, data FROM columns WHERE key = ?1 AND name = ?2 ORDER BY block")
+    {
+        Stmt sizes(db, "SELECT name, SUM(raw) FROM columns WHERE key = ?1 AND name != ?2 GROUP BY name");
+        sizes.text(1, m_key).text(2, SourceArchive::kArgsData);
+        while (sizes.step())
+            m_raw[std::string(reinterpret_cast<const char *>(sqlite3_column_text(sizes.s, 0)), sqlite3_column_bytes(sizes.s, 0))] =
+                static_cast<std::uint64_t>(sqlite3_column_int64(sizes.s, 1));
+    }
+    bool empty() const { return m_raw.empty(); }
+    bool has(const std::string &name) const override { return m_raw.count(name) > 0; }
+    std::uint64_t rawBytes(const std::string &name) const override
+    {
+        const auto it = m_raw.find(name);
+        if (it == m_raw.end())
+            throw std::runtime_error("column " + name + " is missing");
+        return it->second;
+    }
+    void read(const std::string &name, char *out) const override
+    {
+        const std::uint64_t total = rawBytes(name);
+        m_read.reset();
+        m_read.text(1, m_key).text(2, name);
+        std::uint64_t at = 0;
+        while (m_read.step()) {
+            const auto n = static_cast<std::uint64_t>(sqlite3_column_int64(m_read.s, 0));
+            const std::string_view frame(static_cast<const char *>(sqlite3_column_blob(m_read.s, 1)),
+                                         static_cast<std::size_t>(sqlite3_column_bytes(m_read.s, 1)));
+            if (at + n > total || !SourceArchive::decompressBlock(frame, out + at, n))
+                throw std::runtime_error("column " + name + " is damaged");
+            at += n;
+        }
+        if (at != total)
+            throw std::runtime_error("column " + name + " is shorter than recorded");
+    }
+
+private:
+    std::string m_key;
+    mutable Stmt m_read;
+    std::map<std::string, std::uint64_t, std::less<>> m_raw;
+};
+
+class ArgsBlocks final : public ArgsArena::ChunkLoader
+{
+public:
+    ArgsBlocks(std::string dir, std::string path, std::string key)
+        : m_dir(std::move(dir))
+        , m_path(std::move(path))
+        , m_key(std::move(key))
+    {
+    }
+
+    std::unique_ptr<char[]> load(std::uint32_t chunk, std::size_t bytes) const override
+    {
+        try {
+            auto db = open(m_dir, m_path);
+            Stmt q(db->db, "SELECT data FROM columns WHERE key = ?1 AND name = ?2 AND block = ?3");
+            q.text(1, m_key).text(2, SourceArchive::kArgsData).integer(3, chunk);
+            if (!q.step())
+                return nullptr;
+            std::unique_ptr<char[]> out(new char[bytes]); // not zeroed: every byte is written
+            const std::string_view frame(static_cast<const char *>(sqlite3_column_blob(q.s, 0)),
+                                         static_cast<std::size_t>(sqlite3_column_bytes(q.s, 0)));
+            return SourceArchive::decompressBlock(frame, out.get(), bytes) ? std::move(out) : nullptr;
+        } catch (const std::exception &) {
+            return nullptr;
+        }
+    }
+
+private:
+    std::string m_dir, m_path, m_key;
+};
+
 } // namespace
 
 SourceCache::SourceCache(std::string dir, std::int64_t maxBytes)
@@ -238,21 +318,19 @@ std::optional<SourceBuilder> SourceCache::load(const std::string &path, const st
         if (!fs::exists(databasePath(), ec))
             return std::nullopt;
         auto db = open(m_dir, databasePath());
-        Stmt read(db->db, "SELECT name, block, raw, data FROM columns WHERE key = ?1 ORDER BY name, block");
-        read.text(1, key);
-        std::vector<SourceArchive::Column> columns;
-        while (read.step()) {
-            const std::string name(reinterpret_cast<const char *>(sqlite3_column_text(read.s, 0)), sqlite3_column_bytes(read.s, 0));
-            if (columns.empty() || columns.back().name != name)
-                columns.push_back({name, 0, {}});
-            columns.back().rawBytes += static_cast<std::uint64_t>(sqlite3_column_int64(read.s, 2));
-            const auto *data = static_cast<const char *>(sqlite3_column_blob(read.s, 3));
-            columns.back().blocks.emplace_back(data ? data : "", static_cast<std::size_t>(sqlite3_column_bytes(read.s, 3)));
-        }
+        // Everything but the args' text, which stays in the cache until an entry is viewed; each
+        // column is decompressed from SQLite's own buffer into the vector that keeps it.
+        SqliteColumns columns(db->db, key);
         if (columns.empty())
             return std::nullopt;
+        std::vector<std::uint64_t> argsRaw;
+        Stmt blocks(db->db, "SELECT raw FROM columns WHERE key = ?1 AND name = ?2 ORDER BY block");
+        blocks.text(1, key).text(2, SourceArchive::kArgsData);
+        while (blocks.step())
+            argsRaw.push_back(static_cast<std::uint64_t>(sqlite3_column_int64(blocks.s, 0)));
         std::string error;
-        std::optional<SourceBuilder> source = SourceArchive::read(columns, &error);
+        std::optional<SourceBuilder> source = SourceArchive::read(
+            columns, &error, std::make_shared<ArgsBlocks>(m_dir, databasePath(), key), argsRaw);
         if (!source) {
             // Damaged or foreign: never trusted, dropped so the next store rewrites it.
             Stmt drop(db->db, "DELETE FROM columns WHERE key = ?1");
@@ -276,7 +354,7 @@ std::optional<SourceBuilder> SourceCache::load(const std::string &path, const st
     }
 }
 
-bool SourceCache::store(const std::string &path, const std::string &settings, const SourceBuilder &source, std::string *why) const
+bool SourceCache::store(const std::string &path, const std::string &settings, SourceBuilder &source, std::string *why) const
 {
     const std::string key = keyOf(path, settings);
     if (key.empty())
@@ -292,9 +370,8 @@ bool SourceCache::store(const std::string &path, const std::string &settings, co
             std::int64_t bytes = 0;
             for (const SourceArchive::Column &c : columns) {
                 for (std::size_t b = 0; b < c.blocks.size(); ++b) {
-                    // The column's raw size is recorded on its first block.
                     put.text(1, key).text(2, c.name).integer(3, static_cast<std::int64_t>(b))
-                        .integer(4, b == 0 ? static_cast<std::int64_t>(c.rawBytes) : 0).blob(5, c.blocks[b]);
+                        .integer(4, static_cast<std::int64_t>(c.blockRaw[b])).blob(5, c.blocks[b]);
                     put.step();
                     put.reset();
                     bytes += static_cast<std::int64_t>(c.blocks[b].size());
@@ -323,6 +400,8 @@ bool SourceCache::store(const std::string &path, const std::string &settings, co
                 }
             }
             exec(db->db, "COMMIT");
+            // The args are kept now: what a session holds of them is what the user looks at.
+            SourceArchive::releaseArgs(source, std::make_shared<ArgsBlocks>(m_dir, databasePath(), key));
         } catch (...) {
             sqlite3_exec(db->db, "ROLLBACK", nullptr, nullptr, nullptr);
             throw;

@@ -34,8 +34,9 @@ public:
     /// miss. `why` (may be null) says why an entry that exists was not used.
     std::optional<SourceBuilder> load(const std::string &path, const std::string &settings, std::string *why = nullptr) const;
     /// Keeps `source` (imported from `path` with `settings`), then evicts the least recently used
-    /// entries beyond the limit. False (with `why`) when it could not be written.
-    bool store(const std::string &path, const std::string &settings, const SourceBuilder &source, std::string *why = nullptr) const;
+    /// entries beyond the limit. False (with `why`) when it could not be written. Once kept, the
+    /// source's args leave memory: they are read back from the cache when viewed, as after load().
+    bool store(const std::string &path, const std::string &settings, SourceBuilder &source, std::string *why = nullptr) const;
 
     struct Stats {
         std::int64_t entries = 0;

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void readBackEqualsImport_data();
     void readBackEqualsImport();
     void archiveRoundTripIsExact();
+    void argsStayInTheCacheUntilViewed();
     void damagedEntryIsImportedAgain();
     void changedFileIsImportedAgain();
     void settingsAreInTheKey();
@@ -130,6 +131,42 @@ void TestImportCache::archiveRoundTripIsExact()
         ++files;
     }
     QVERIFY(files >= 5);
+}
+
+void TestImportCache::argsStayInTheCacheUntilViewed()
+{
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("rank-0.json"));
+    writeFile(trace, kinetoTrace(0, 4, 50));
+    const QString cacheDir = dir.filePath(QStringLiteral("cache"));
+    SessionLoader::Options plain = cached(cacheDir);
+    plain.cache = false;
+    const SessionPtr fresh = SessionLoader({trace.toStdString()}, plain).run();
+    // The run that fills the cache lets go of its args once kept; the next reads them back lazily.
+    SessionLoader filling({trace.toStdString()}, cached(cacheDir));
+    const SessionPtr filled = filling.run();
+    QCOMPARE(filling.cacheUse().stored.load(), 1);
+    SessionLoader loader({trace.toStdString()}, cached(cacheDir));
+    const SessionPtr back = loader.run();
+    QCOMPARE(loader.cacheUse().hits.load(), 1);
+    // Every span's args read back equal, loaded on first view.
+    int withArgs = 0;
+    for (TrackId t = 0; t < fresh->tracks().size(); ++t)
+        for (std::size_t i = 0; i < fresh->tracks()[t].spans.size(); ++i) {
+            const ArgsId a = fresh->tracks()[t].spans[i].args;
+            QCOMPARE(back->tracks()[t].spans[i].args, a);
+            QCOMPARE(back->args(t, a), fresh->args(t, a));
+            QCOMPARE(filled->args(t, a), fresh->args(t, a));
+            withArgs += a != kNoArgs;
+        }
+    QVERIFY(withArgs > 50);
+    // Cleared behind the session's back: args not loaded yet view as empty, nothing breaks.
+    SessionLoader again({trace.toStdString()}, cached(cacheDir));
+    const SessionPtr third = again.run();
+    QVERIFY(SourceCache(cacheDir.toStdString()).clear());
+    for (TrackId t = 0; t < third->tracks().size(); ++t)
+        for (const Span &s : third->tracks()[t].spans)
+            QVERIFY(third->args(t, s.args).empty());
 }
 
 void TestImportCache::damagedEntryIsImportedAgain()
