@@ -23,6 +23,7 @@
 #include "timeline/timelineview.h"
 #include "viewstate.h"
 #include "welcomepage.h"
+#include "cache/sourcecache.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -265,6 +266,35 @@ void MainWindow::createActions()
     });
 }
 
+void MainWindow::setImportCacheEnabled(bool enabled)
+{
+    if (m_options.cache == enabled)
+        return;
+    m_options.cache = enabled;
+    QSettings().setValue(QStringLiteral("cache/enabled"), enabled);
+    Q_EMIT importCacheChanged(enabled);
+}
+
+bool MainWindow::clearImportCache(bool ask)
+{
+    const SourceCache cache(m_options.cacheDir.empty() ? SourceCache::defaultDir() : m_options.cacheDir);
+    const SourceCache::Stats before = cache.stats();
+    const QString where = QDir::toNativeSeparators(QString::fromStdString(cache.dir()));
+    if (ask
+        && QMessageBox::question(this, tr("Clear Import Cache"),
+                                 tr("Remove %1 (%2) from %3? Files opened again are read in full the next time.")
+                                     .arg(countOf(before.entries, tr("cached file"), tr("cached files")),
+                                          locale().formattedDataSize(before.bytes), where))
+            != QMessageBox::Yes)
+        return false;
+    std::string why;
+    const bool ok = cache.clear(&why);
+    m_statusText->setText(ok ? tr("Cleared the import cache: %1, %2 freed")
+                                   .arg(countOf(before.entries, tr("file"), tr("files")), locale().formattedDataSize(before.bytes))
+                             : tr("Could not clear the import cache in %1: %2").arg(where, QString::fromStdString(why)));
+    return ok;
+}
+
 void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
@@ -274,6 +304,16 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(m_sessionFiles->saveAction());
     file->addAction(m_sessionFiles->saveAsAction());
+    file->addSeparator();
+    // The import cache: reopening a trace reads its model back instead of parsing it again.
+    QMenu *cacheMenu = file->addMenu(tr("Import &Cache"));
+    QAction *useCache = cacheMenu->addAction(tr("&Use the Import Cache"));
+    useCache->setCheckable(true);
+    useCache->setChecked(m_options.cache);
+    useCache->setToolTip(tr("Keep what is read from each file in %1, so opening it again is fast").arg(QDir::toNativeSeparators(QString::fromStdString(SourceCache::defaultDir()))));
+    connect(useCache, &QAction::toggled, this, &MainWindow::setImportCacheEnabled);
+    connect(cacheMenu, &QMenu::aboutToShow, useCache, [this, useCache] { useCache->setChecked(m_options.cache); });
+    cacheMenu->addAction(tr("&Clear Import Cache…"), this, [this] { clearImportCache(true); });
     file->addSeparator();
     QMenu *exportMenu = file->addMenu(tr("&Export"));
     m_export->addTo(exportMenu);

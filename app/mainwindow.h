@@ -86,6 +86,10 @@ public:
     InputChoices inputChoices() const;
 
 public Q_SLOTS:
+    /// Empties the import cache (after asking when `ask`); says in the status bar what it freed.
+    bool clearImportCache(bool ask = true);
+    /// Turns the import cache on or off for the next loads (kept in the settings).
+    void setImportCacheEnabled(bool enabled);
     /// Shows `session` in every view (null: back to the welcome page).
     void setSession(rs::SessionPtr session);
     /// Shows the analysis of the current session: findings, clock offsets (applied to the view),
@@ -133,6 +137,8 @@ Q_SIGNALS:
     /// The user changed how sources are read: the owner should store `options` and reload the
     /// same paths with them.
     void optionsChanged(const rs::SessionLoader::Options &options);
+    /// The import cache was turned on or off: the next load uses the new choice (nothing reloads).
+    void importCacheChanged(bool enabled);
     /// The user edited clock offsets: the owner should re-analyse with these overrides.
     void clockOffsetsEdited(const std::map<rs::RankId, rs::TimeNs> &offsets);
     /// The user opened a `.rankscope` session file.

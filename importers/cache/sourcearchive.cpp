@@ -53,6 +53,20 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FlightRecord, rank, source, index, recordId, 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FlightRecorderGroup, rank, source, pgId, name, desc, ranks)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FlightRecorderStatus, rank, source, pgId, lastEnqueued, lastStarted, lastCompleted)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FlightRecorderEvidence, entries, groups, status, stacks)
+
+// A track's own fields; its spans, instants and samples are raw columns of their own.
+struct TrackHead {
+    TrackKind kind = TrackKind::CpuThread;
+    RankId rank = kNoRank;
+    SourceId source = 0;
+    StringId name = 0;
+    std::int64_t pid = 0;
+    std::int64_t tid = 0;
+    std::int32_t device = -1;
+    std::int32_t sortIndex = 0;
+    std::uint16_t maxDepth = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TrackHead, kind, rank, source, name, pid, tid, device, sortIndex, maxDepth)
 } // namespace rs
 
 namespace rs {
@@ -250,8 +264,7 @@ std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
     std::vector<Column> out;
     json tracks = json::array();
     for (const Track &t : b.m_tracks)
-        tracks.push_back({{"kind", t.kind}, {"rank", t.rank}, {"source", t.source}, {"name", t.name}, {"pid", t.pid},
-                          {"tid", t.tid}, {"device", t.device}, {"sortIndex", t.sortIndex}, {"maxDepth", t.maxDepth}});
+        tracks.push_back(TrackHead{t.kind, t.rank, t.source, t.name, t.pid, t.tid, t.device, t.sortIndex, t.maxDepth});
     const json meta = {{"layout", layoutId()},
                        {"source", b.m_source},
                        {"tracks", std::move(tracks)},
@@ -354,17 +367,17 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
         const json &tracks = meta.at("tracks");
         b.m_tracks.resize(tracks.size());
         for (std::size_t i = 0; i < tracks.size(); ++i) {
-            const json &j = tracks[i];
+            const auto head = tracks[i].get<TrackHead>();
             Track &t = b.m_tracks[i];
-            j.at("kind").get_to(t.kind);
-            j.at("rank").get_to(t.rank);
-            j.at("source").get_to(t.source);
-            j.at("name").get_to(t.name);
-            j.at("pid").get_to(t.pid);
-            j.at("tid").get_to(t.tid);
-            j.at("device").get_to(t.device);
-            j.at("sortIndex").get_to(t.sortIndex);
-            j.at("maxDepth").get_to(t.maxDepth);
+            t.kind = head.kind;
+            t.rank = head.rank;
+            t.source = head.source;
+            t.name = head.name;
+            t.pid = head.pid;
+            t.tid = head.tid;
+            t.device = head.device;
+            t.sortIndex = head.sortIndex;
+            t.maxDepth = head.maxDepth;
             const std::string p = "t" + std::to_string(i) + ".";
             if (has(p + "spans")) {
                 t.spans = arrayOf<Span>(columns, p + "spans");

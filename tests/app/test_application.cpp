@@ -4,6 +4,7 @@
 // source changed says so. The current view exports as a figure with the annotations in it.
 
 #include "application.h"
+#include "cache/sourcecache.h"
 #include "testtrace.h"
 
 #include "annotations/annotationstore.h"
@@ -121,6 +122,37 @@ private Q_SLOTS:
 
     // The desktop switching to a dark theme while the incident is open turns the timeline dark at
     // once (the palette change reaches it live); back to light, it is white again.
+    void importCacheFromTheMenu()
+    {
+        // The viewer fills the cache, reopens from it, turns it off from File > Import Cache, and
+        // clears it.
+        QTemporaryDir cacheDir;
+        rs::SessionLoader::Options o = utc();
+        o.cache = true;
+        o.cacheDir = cacheDir.path().toStdString();
+        const rs::SourceCache cache(o.cacheDir);
+        Application app(o);
+        QVERIFY(openAndWait(app, {kDemo}));
+        const std::int64_t kept = cache.stats().entries;
+        QVERIFY(kept >= 5); // the demo's traces, nvidia-smi CSV and job log
+        const std::size_t spans = app.window().session()->tracks().size();
+        QVERIFY(openAndWait(app, {kDemo}));
+        QCOMPARE(app.window().session()->tracks().size(), spans);
+        QCOMPARE(cache.stats().entries, kept);
+        QVERIFY(app.window().clearImportCache(false));
+        QCOMPARE(cache.stats().entries, std::int64_t(0));
+        bool said = false; // the status bar says what was freed
+        for (const QLabel *label : app.window().findChildren<QLabel *>())
+            said = said || label->text().startsWith(QStringLiteral("Cleared the import cache: %1 files").arg(kept));
+        QVERIFY(said);
+        app.window().setImportCacheEnabled(false);
+        QVERIFY(openAndWait(app, {kDemo}));
+        QCOMPARE(cache.stats().entries, std::int64_t(0)); // off: nothing kept
+        app.window().setImportCacheEnabled(true);
+        QVERIFY(openAndWait(app, {kDemo}));
+        QCOMPARE(cache.stats().entries, kept);
+    }
+
     void timelineFollowsTheDesktopTheme()
     {
         Application app(utc());

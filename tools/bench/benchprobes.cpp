@@ -5,6 +5,7 @@
 #ifdef RANKSCOPE_BENCH_EXPORT
 #include "exportprobes.h"
 #include "frameprobes.h"
+#include "cacheprobes.h"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -133,6 +134,8 @@ ProbeOutcome BenchProbes::run(std::string_view name, const std::string &path)
         return FrameProbes::scroll(path);
     else if (name == FrameProbes::kOverview)
         return FrameProbes::overview(path);
+    else if (name == CacheProbes::kOff || name == CacheProbes::kOn)
+        return CacheProbes::load(path, name == CacheProbes::kOn);
 #endif
     else
         throw std::runtime_error("unknown probe '" + std::string(name) + "'");

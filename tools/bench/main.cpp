@@ -5,11 +5,13 @@
 #include "benchmarkscenario.h"
 #include "benchprobes.h"
 #ifdef RANKSCOPE_BENCH_EXPORT
+#include "cacheprobes.h"
 #include "exportprobes.h"
 #include "frameprobes.h"
 #endif
 #include "benchreport.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +38,9 @@ struct Options {
     int ranksA = 8;         // --frames scenario a: ranks of the big trace
     int ranksB = 1024;      // --frames scenario b: ranks of the small trace
     double smallMb = 0.3;   // --frames scenario b: MB of JSON per rank
+    bool cache = false;     // the import cache: import, first import with the cache, reopen
+    int ranks = 8;          // --cache: ranks (copies of the generated trace)
+    bool skipBaseline = false; // --cache: no import without the cache (64 ranks of 1 GB do not fit in RAM)
 };
 
 void usage(std::FILE *to)
@@ -56,7 +61,14 @@ void usage(std::FILE *to)
         "  of as many rectangles as the frame drew): (a) --ranks-a ranks (8) of an N MB trace (default\n"
         "  1000) at the full range and over 20 zoom/pan steps; (b) --ranks-b ranks (1024) of a\n"
         "  --small-mb MB trace (0.3) scrolled from top to bottom; (c) the Ranks Overview of (b) over 20\n"
-        "  zoom/pan steps. Reports p50/p95/max, open time, peak RSS.\n",
+        "  zoom/pan steps. Reports p50/p95/max, open time, peak RSS.\n"
+        "usage: rankscope-bench --cache [--ranks N] [--size-mb N] [--json]\n"
+        "  The import cache: --ranks (8) copies of an N MB trace (default 1000) opened as the viewer\n"
+        "  does (two threads), each in a fresh process: without the cache (the baseline), the first\n"
+        "  time with an empty cache, and again (read back). Reports time, peak RSS and its ratio to\n"
+        "  the JSON, and the reopen's speed-up over the baseline measured in the same run. --gzip\n"
+        "  writes .json.gz copies (N MB of JSON each); --skip-baseline leaves out the import without\n"
+        "  the cache (a set larger than the machine's memory).\n",
         to);
 }
 
@@ -72,6 +84,14 @@ bool parse(int argc, char **argv, Options &o)
                 return false;
         } else if (a == "--frames") {
             o.frames = true;
+        } else if (a == "--cache") {
+            o.cache = true;
+        } else if (a == "--skip-baseline") {
+            o.skipBaseline = true;
+        } else if (a == "--ranks" && hasValue) {
+            o.ranks = std::atoi(argv[++i]);
+            if (o.ranks < 1)
+                return false;
         } else if (a == "--ranks-a" && hasValue) {
             o.ranksA = std::atoi(argv[++i]);
             if (o.ranksA < 1)
@@ -229,6 +249,94 @@ int runFrames(const Options &o)
     std::fputs(o.json ? json.c_str() : table.c_str(), stdout);
     return status;
 }
+
+int runCache(const Options &o)
+{
+    std::string pattern = (fs::temp_directory_path() / "rankscope-cache-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) {
+        std::fprintf(stderr, "rankscope-bench: cannot create a temporary directory\n");
+        return 1;
+    }
+    const fs::path root = pattern;
+    const double mb = o.sizeGiven ? o.sizeMb : 1000.0;
+    std::uint64_t jsonBytes = 0;
+    try {
+        if (!o.json)
+            std::fprintf(stderr, "generating a %.0f MB trace and %d copies in %s...\n", mb, o.ranks, root.c_str());
+        const auto r = rs::tracegen::BenchmarkScenario::write(root / "src", static_cast<std::uint64_t>(mb * 1e6), o.gzip);
+        fs::create_directories(root / "ranks");
+        const std::uint64_t json = o.gzip ? gzipContentSize(r.file.string()) : fs::file_size(r.file);
+        // Copies, not links: each rank is a file of its own to the cache (its own mtime), as on disk.
+        for (int i = 0; i < o.ranks; ++i) {
+            const fs::path to = root / "ranks" / ("rank-" + std::to_string(i) + (o.gzip ? ".pt.trace.json.gz" : ".pt.trace.json"));
+            fs::copy_file(r.file, to);
+            fs::last_write_time(to, fs::last_write_time(r.file) + std::chrono::seconds(i + 1));
+            jsonBytes += json;
+        }
+        fs::remove_all(root / "src");
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "rankscope-bench: %s\n", e.what());
+        std::error_code ec;
+        fs::remove_all(root, ec);
+        return 1;
+    }
+    ::setenv("XDG_CACHE_HOME", (root / "cache").c_str(), 1);
+    ::unsetenv("RANKSCOPE_NO_CACHE");
+    struct Stage {
+        const char *id, *label;
+        std::string_view probe;
+    };
+    const Stage stages[] = {{"import", "import without the cache (baseline)", rs::bench::CacheProbes::kOff},
+                            {"first", "first import, filling the cache", rs::bench::CacheProbes::kOn},
+                            {"reopen", "reopen, read back from the cache", rs::bench::CacheProbes::kOn}};
+    double seconds[3] = {0, 0, 0};
+    std::int64_t rss[3] = {0, 0, 0};
+    std::string rows;
+    std::string table = "stage                                       seconds   peak RSS   RSS/JSON  cache hits  stored\n";
+    int status = 0;
+    for (int i = o.skipBaseline ? 1 : 0; i < 3; ++i) {
+        if (!o.json)
+            std::fprintf(stderr, "  %s...\n", stages[i].label);
+        const auto r = rs::bench::ChildProcess::run({"--child", std::string(stages[i].probe), (root / "ranks").string()});
+        if (!r.ok) {
+            std::fprintf(stderr, "  %s failed: %s\n", stages[i].label, r.error.c_str());
+            status = 1;
+            break;
+        }
+        seconds[i] = r.outcome.seconds;
+        rss[i] = r.maxRssBytes;
+        const auto &v = r.outcome.values; // files, hits, stored, spans
+        char row[512];
+        std::snprintf(row, sizeof row,
+                      "%s{\"stage\":\"%s\",\"label\":\"%s\",\"seconds\":%.3f,\"peak_rss_bytes\":%lld,\"rss_over_json\":%.3f,"
+                      "\"files\":%lld,\"cache_hits\":%lld,\"stored\":%lld,\"spans\":%lld}",
+                      rows.empty() ? "" : ",", stages[i].id, stages[i].label, seconds[i], static_cast<long long>(rss[i]),
+                      static_cast<double>(rss[i]) / static_cast<double>(jsonBytes), static_cast<long long>(v[0]),
+                      static_cast<long long>(v[1]), static_cast<long long>(v[2]), static_cast<long long>(v[3]));
+        rows += row;
+        std::snprintf(row, sizeof row, "%-40s %10.2f %8.0f MB %10.3f %11lld %7lld\n", stages[i].label, seconds[i],
+                      static_cast<double>(rss[i]) / 1e6, static_cast<double>(rss[i]) / static_cast<double>(jsonBytes),
+                      static_cast<long long>(v[1]), static_cast<long long>(v[2]));
+        table += row;
+    }
+    std::error_code ec;
+    fs::remove_all(root, ec);
+    const double speedup = seconds[2] > 0 ? seconds[0] / seconds[2] : 0;
+    const double fillCost = seconds[0] > 0 ? seconds[1] / seconds[0] : 0;
+    if (o.json) {
+        std::printf("{\"schema\":\"rankscope.bench/1\",\"cache\":{\"ranks\":%d,\"json_bytes\":%llu,\"stages\":[%s],"
+                    "\"reopen_speedup\":%.2f,\"first_import_over_import\":%.2f}}\n",
+                    o.ranks, static_cast<unsigned long long>(jsonBytes), rows.c_str(), speedup, fillCost);
+    } else {
+        std::fputs(table.c_str(), stdout);
+        if (o.skipBaseline)
+            std::printf("%d ranks, %.2f GB of JSON (no baseline: --skip-baseline)\n", o.ranks, static_cast<double>(jsonBytes) / 1e9);
+        else
+            std::printf("%d ranks, %.2f GB of JSON: reopen %.1fx faster than the import; the first import with the cache takes %.2fx the import\n",
+                    o.ranks, static_cast<double>(jsonBytes) / 1e9, speedup, fillCost);
+    }
+    return status;
+}
 #endif
 
 } // namespace
@@ -245,6 +353,14 @@ int main(int argc, char **argv)
     if (!parse(argc, argv, o)) {
         usage(stderr);
         return 2;
+    }
+    if (o.cache) {
+#ifdef RANKSCOPE_BENCH_EXPORT
+        return runCache(o);
+#else
+        std::fputs("rankscope-bench: --cache needs the application library (built without the viewer)\n", stderr);
+        return 2;
+#endif
     }
     if (o.frames) {
 #ifdef RANKSCOPE_BENCH_EXPORT

@@ -1,0 +1,40 @@
+#include "cacheprobes.h"
+
+#include "sessionloader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+
+namespace rs::bench {
+
+ProbeOutcome CacheProbes::load(const std::string &dir, bool cache)
+{
+    std::vector<std::string> files;
+    SessionLoader::Options o;
+    for (const auto &e : std::filesystem::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("rank-", 0) != 0)
+            continue;
+        files.push_back(e.path().string());
+        o.rankOverrides[files.back()] = std::atoi(name.c_str() + 5);
+    }
+    std::sort(files.begin(), files.end());
+    o.threads = 2;
+    o.cache = cache;
+    const auto t0 = std::chrono::steady_clock::now();
+    SessionLoader loader(files, o);
+    const SessionPtr s = loader.run();
+    ProbeOutcome out;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!s || s->ranks().size() != files.size())
+        throw std::runtime_error(dir + ": not every rank was loaded");
+    std::int64_t spans = 0;
+    for (const Track &t : s->tracks())
+        spans += static_cast<std::int64_t>(t.spans.size());
+    out.values = {static_cast<std::int64_t>(files.size()), loader.cacheUse().hits.load(), loader.cacheUse().stored.load(), spans};
+    return out;
+}
+
+} // namespace rs::bench
