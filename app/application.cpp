@@ -8,9 +8,10 @@ Application::Application(const SessionLoader::Options &options, QObject *parent)
     m_import.setOptions(options);
     // The Source settings dialog starts from the command line's choices; applying reloads.
     m_window.setLoaderOptions(m_import.options());
-    connect(&m_window, &MainWindow::importCacheChanged, this, [this](bool enabled) {
+    connect(&m_window, &MainWindow::importCacheChanged, this, [this](bool enabled, qint64 maxBytes) {
         SessionLoader::Options o = m_import.options();
         o.cache = enabled;
+        o.cacheMaxBytes = maxBytes;
         m_import.setOptions(o);
     });
     connect(&m_window, &MainWindow::optionsChanged, this, [this](const SessionLoader::Options &o) {

@@ -35,6 +35,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -272,7 +273,18 @@ void MainWindow::setImportCacheEnabled(bool enabled)
         return;
     m_options.cache = enabled;
     QSettings().setValue(QStringLiteral("cache/enabled"), enabled);
-    Q_EMIT importCacheChanged(enabled);
+    Q_EMIT importCacheChanged(enabled, m_options.cacheMaxBytes);
+}
+
+void MainWindow::setImportCacheLimit(qint64 bytes)
+{
+    m_options.cacheMaxBytes = std::max<qint64>(bytes, 1LL << 30);
+    QSettings().setValue(QStringLiteral("cache/maxBytes"), qint64(m_options.cacheMaxBytes));
+    const SourceCache cache(m_options.cacheDir.empty() ? SourceCache::defaultDir() : m_options.cacheDir, m_options.cacheMaxBytes);
+    std::string why;
+    if (!cache.trim(&why))
+        m_statusText->setText(tr("Could not trim the import cache: %1").arg(QString::fromStdString(why)));
+    Q_EMIT importCacheChanged(m_options.cache, m_options.cacheMaxBytes);
 }
 
 bool MainWindow::clearImportCache(bool ask)
@@ -313,6 +325,15 @@ void MainWindow::createMenus()
     useCache->setToolTip(tr("Keep what is read from each file in %1, so opening it again is fast").arg(QDir::toNativeSeparators(QString::fromStdString(SourceCache::defaultDir()))));
     connect(useCache, &QAction::toggled, this, &MainWindow::setImportCacheEnabled);
     connect(cacheMenu, &QMenu::aboutToShow, useCache, [this, useCache] { useCache->setChecked(m_options.cache); });
+    cacheMenu->addAction(tr("Size &Limit…"), this, [this] {
+        const qint64 current = m_options.cacheMaxBytes > 0 ? m_options.cacheMaxBytes : SourceCache::kDefaultMaxBytes;
+        bool ok = false;
+        const int gib = QInputDialog::getInt(this, tr("Import Cache Size Limit"),
+                                             tr("Keep at most this many GiB; the least recently opened files go first:"),
+                                             int(current >> 30), 1, 100000, 1, &ok);
+        if (ok)
+            setImportCacheLimit(qint64(gib) << 30);
+    });
     cacheMenu->addAction(tr("&Clear Import Cache…"), this, [this] { clearImportCache(true); });
     file->addSeparator();
     QMenu *exportMenu = file->addMenu(tr("&Export"));

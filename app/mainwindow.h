@@ -90,6 +90,8 @@ public Q_SLOTS:
     bool clearImportCache(bool ask = true);
     /// Turns the import cache on or off for the next loads (kept in the settings).
     void setImportCacheEnabled(bool enabled);
+    /// Sets the import cache's size limit (bytes, kept in the settings) and evicts down to it.
+    void setImportCacheLimit(qint64 bytes);
     /// Shows `session` in every view (null: back to the welcome page).
     void setSession(rs::SessionPtr session);
     /// Shows the analysis of the current session: findings, clock offsets (applied to the view),
@@ -137,8 +139,9 @@ Q_SIGNALS:
     /// The user changed how sources are read: the owner should store `options` and reload the
     /// same paths with them.
     void optionsChanged(const rs::SessionLoader::Options &options);
-    /// The import cache was turned on or off: the next load uses the new choice (nothing reloads).
-    void importCacheChanged(bool enabled);
+    /// The import cache was turned on or off, or its limit changed: the next load uses the new
+    /// choice (nothing reloads).
+    void importCacheChanged(bool enabled, qint64 maxBytes);
     /// The user edited clock offsets: the owner should re-analyse with these overrides.
     void clockOffsetsEdited(const std::map<rs::RankId, rs::TimeNs> &offsets);
     /// The user opened a `.rankscope` session file.

@@ -251,6 +251,30 @@ private:
     std::string m_dir, m_path, m_key;
 };
 
+// Least recently used entries go first while the cache is over `limit` (never `keep`, the one
+// just written).
+void evict(sqlite3 *db, std::int64_t limit, const std::string &keep)
+{
+    Stmt total(db, "SELECT COALESCE(SUM(bytes), 0) FROM entries");
+    total.step();
+    std::int64_t held = sqlite3_column_int64(total.s, 0);
+    if (held <= limit)
+        return;
+    Stmt oldest(db, "SELECT key, bytes FROM entries WHERE key != ?1 ORDER BY used, created");
+    oldest.text(1, keep);
+    std::vector<std::string> gone;
+    while (held > limit && oldest.step()) {
+        gone.emplace_back(reinterpret_cast<const char *>(sqlite3_column_text(oldest.s, 0)));
+        held -= sqlite3_column_int64(oldest.s, 1);
+    }
+    for (const std::string &k : gone) {
+        Stmt c(db, "DELETE FROM columns WHERE key = ?1");
+        c.text(1, k).step();
+        Stmt e(db, "DELETE FROM entries WHERE key = ?1");
+        e.text(1, k).step();
+    }
+}
+
 } // namespace
 
 SourceCache::SourceCache(std::string dir, std::int64_t maxBytes)
@@ -379,26 +403,7 @@ bool SourceCache::store(const std::string &path, const std::string &settings, So
             }
             Stmt entry(db->db, "INSERT OR REPLACE INTO entries(key, path, bytes, created, used) VALUES(?1, ?2, ?3, ?4, ?4)");
             entry.text(1, key).text(2, path).integer(3, bytes).integer(4, nowSeconds()).step();
-            // Least recently used entries go first once the cache is over its limit (never the
-            // one just written).
-            Stmt total(db->db, "SELECT COALESCE(SUM(bytes), 0) FROM entries");
-            total.step();
-            std::int64_t held = sqlite3_column_int64(total.s, 0);
-            if (held > m_maxBytes) {
-                Stmt oldest(db->db, "SELECT key, bytes FROM entries WHERE key != ?1 ORDER BY used, created");
-                oldest.text(1, key);
-                std::vector<std::string> evict;
-                while (held > m_maxBytes && oldest.step()) {
-                    evict.emplace_back(reinterpret_cast<const char *>(sqlite3_column_text(oldest.s, 0)));
-                    held -= sqlite3_column_int64(oldest.s, 1);
-                }
-                for (const std::string &k : evict) {
-                    Stmt c(db->db, "DELETE FROM columns WHERE key = ?1");
-                    c.text(1, k).step();
-                    Stmt e(db->db, "DELETE FROM entries WHERE key = ?1");
-                    e.text(1, k).step();
-                }
-            }
+            evict(db->db, m_maxBytes, key);
             exec(db->db, "COMMIT");
             // The args are kept now: what a session holds of them is what the user looks at.
             SourceArchive::releaseArgs(source, std::make_shared<ArgsBlocks>(m_dir, databasePath(), key));
@@ -431,6 +436,29 @@ SourceCache::Stats SourceCache::stats() const
     } catch (const std::exception &) {
     }
     return s;
+}
+
+bool SourceCache::trim(std::string *why) const
+{
+    std::error_code ec;
+    if (!fs::exists(databasePath(), ec))
+        return true;
+    try {
+        auto db = open(m_dir, databasePath());
+        exec(db->db, "BEGIN IMMEDIATE");
+        try {
+            evict(db->db, m_maxBytes, std::string());
+            exec(db->db, "COMMIT");
+        } catch (...) {
+            sqlite3_exec(db->db, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+        return true;
+    } catch (const std::exception &e) {
+        if (why)
+            *why = e.what();
+        return false;
+    }
 }
 
 bool SourceCache::clear(std::string *why) const

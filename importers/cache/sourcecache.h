@@ -43,10 +43,14 @@ public:
         std::int64_t bytes = 0; ///< compressed bytes of the columns
     };
     Stats stats() const;
+    /// Evicts least recently used entries until the cache is within its limit (after the limit was
+    /// lowered). False with `why` when the database could not be changed.
+    bool trim(std::string *why = nullptr) const;
     /// Removes every entry (the database file too). False with `why` when it could not.
     bool clear(std::string *why = nullptr) const;
 
     const std::string &dir() const { return m_dir; }
+    std::int64_t maxBytes() const { return m_maxBytes; }
     std::string databasePath() const;
 
 private:

@@ -29,6 +29,7 @@
 #include <QDir>
 #include <QFile>
 #include <QMessageBox>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -145,6 +146,9 @@ private Q_SLOTS:
         for (const QLabel *label : app.window().findChildren<QLabel *>())
             said = said || label->text().startsWith(QStringLiteral("Cleared the import cache: %1 files").arg(kept));
         QVERIFY(said);
+        app.window().setImportCacheLimit(qint64(5) << 30); // File > Import Cache > Size Limit…
+        QCOMPARE(app.window().loaderOptions().cacheMaxBytes, qint64(5) << 30);
+        QCOMPARE(QSettings().value(QStringLiteral("cache/maxBytes")).toLongLong(), qint64(5) << 30);
         app.window().setImportCacheEnabled(false);
         QVERIFY(openAndWait(app, {kDemo}));
         QCOMPARE(cache.stats().entries, std::int64_t(0)); // off: nothing kept

@@ -261,6 +261,9 @@ void TestImportCache::limitEvictsLeastRecentlyUsed()
     r1.run();
     QCOMPARE(r0.cacheUse().hits.load(), 1);
     QCOMPARE(r1.cacheUse().hits.load(), 0);
+    // A lowered limit evicts at once, least recently used first.
+    QVERIFY(SourceCache(cacheDir.toStdString(), one + one / 2).trim());
+    QCOMPARE(SourceCache(cacheDir.toStdString()).stats().entries, std::int64_t(1));
 }
 
 void TestImportCache::noCacheKeepsItOut()
