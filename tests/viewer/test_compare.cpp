@@ -105,6 +105,27 @@ int countGrey(const QImage &img, const QRect &r)
     return n;
 }
 
+// The demo incident read and analysed, with small multiples over it.
+struct DemoMultiples {
+    SessionPtr session;
+    std::shared_ptr<const AnalysisResult> analysis;
+    ViewState state;
+    std::unique_ptr<SmallMultiples> widget;
+
+    bool open()
+    {
+        session = loadDir(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo"));
+        if (!session)
+            return false;
+        analysis = std::make_shared<const AnalysisResult>(Analyzer::run(*session));
+        prepare(state, *session, *analysis);
+        widget = std::make_unique<SmallMultiples>(&state);
+        widget->setSession(session);
+        widget->setAnalysis(analysis);
+        return true;
+    }
+};
+
 QImage renderMultiples(const SmallMultiples &w, QSize size)
 {
     QImage img(size, QImage::Format_ARGB32_Premultiplied);
@@ -287,14 +308,12 @@ void TestCompare::demoSmallMultiples()
     const QString demo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
     if (!QDir(demo).exists())
         QSKIP("resources/demo is not present");
-    const SessionPtr s = loadDir(demo);
-    QVERIFY(s);
-    auto r = std::make_shared<const AnalysisResult>(Analyzer::run(*s));
-    ViewState state;
-    prepare(state, *s, *r);
-    SmallMultiples w(&state);
-    w.setSession(s);
-    w.setAnalysis(r);
+    DemoMultiples demoSet;
+    QVERIFY(demoSet.open());
+    const SessionPtr s = demoSet.session;
+    const auto r = demoSet.analysis;
+    SmallMultiples &w = *demoSet.widget;
+    ViewState &state = demoSet.state;
     const RankId ref = ReferenceRank::pick(r->metrics);
     w.setReferenceRank(ref);
     QCOMPARE(w.shownRanks(), (std::vector<RankId>{0, 1, 2, 3}));
@@ -524,15 +543,11 @@ void TestCompare::cutOffStepDiff()
 
 void TestCompare::smallMultiplesFollowTheDesktopTheme()
 {
-    const QString demo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
-    const SessionPtr s = loadDir(demo);
-    QVERIFY(s);
-    auto r = std::make_shared<const AnalysisResult>(Analyzer::run(*s));
-    ViewState state;
-    prepare(state, *s, *r);
-    SmallMultiples w(&state);
-    w.setSession(s);
-    w.setAnalysis(r);
+    DemoMultiples demo;
+    QVERIFY(demo.open());
+    const SessionPtr s = demo.session;
+    const auto r = demo.analysis;
+    const SmallMultiples &w = *demo.widget;
     const QSize size(1000, 4 * SmallMultiples::kRowHeight + SmallMultiples::kAxisHeight);
     // Counts pixels by lightness: the background, the captions and the axis.
     const auto tally = [](const QImage &img, int &dark, int &light) {
