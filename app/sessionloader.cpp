@@ -85,9 +85,10 @@ SessionPtr SessionLoader::run(Progress *progress) const
             ctx.timeZone = m_timeZone;
             if (m_maxDecompressed > 0)
                 ctx.maxDecompressedBytes = m_maxDecompressed;
+            const std::string key = cache ? SourceCache::keyOf(m_files[i], settings) : std::string();
             if (cache) {
                 std::string why;
-                if (auto hit = cache->load(m_files[i], settings, &why)) {
+                if (auto hit = cache->load(key, m_files[i], &why)) {
                     results[i].emplace(std::move(*hit));
                     ++m_cacheUse.hits;
                     if (progress) {
@@ -104,7 +105,7 @@ SessionPtr SessionLoader::run(Progress *progress) const
             // not be read (that may change) or that no importer knows.
             const bool cancelled = progress && progress->cancel.load();
             if (cache && !cancelled && !results[i]->source().format.empty() && !ImporterRegistry::isUnrecognised(*results[i])
-                && cache->store(m_files[i], settings, *results[i]))
+                && cache->store(key, m_files[i], *results[i]))
                 ++m_cacheUse.stored;
             if (progress)
                 ++progress->filesDone;

@@ -332,9 +332,8 @@ std::string SourceCache::keyOf(const std::string &path, const std::string &setti
     return hash.result().toHex().toStdString();
 }
 
-std::optional<SourceBuilder> SourceCache::load(const std::string &path, const std::string &settings, std::string *why) const
+std::optional<SourceBuilder> SourceCache::load(const std::string &key, const std::string &path, std::string *why) const
 {
-    const std::string key = keyOf(path, settings);
     if (key.empty())
         return std::nullopt;
     try {
@@ -378,9 +377,8 @@ std::optional<SourceBuilder> SourceCache::load(const std::string &path, const st
     }
 }
 
-bool SourceCache::store(const std::string &path, const std::string &settings, SourceBuilder &source, std::string *why) const
+bool SourceCache::store(const std::string &key, const std::string &path, SourceBuilder &source, std::string *why) const
 {
-    const std::string key = keyOf(path, settings);
     if (key.empty())
         return false;
     try {

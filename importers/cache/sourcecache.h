@@ -30,13 +30,14 @@ public:
     /// not a regular file).
     static std::string keyOf(const std::string &path, const std::string &settings);
 
-    /// The source of `path` as imported before with `settings`, its path set to `path`; nothing on a
-    /// miss. `why` (may be null) says why an entry that exists was not used.
-    std::optional<SourceBuilder> load(const std::string &path, const std::string &settings, std::string *why = nullptr) const;
-    /// Keeps `source` (imported from `path` with `settings`), then evicts the least recently used
+    /// The source kept under `key` (keyOf(path, settings)), its path set to `path`; nothing on a
+    /// miss or an empty key. `why` (may be null) says why an entry that exists was not used.
+    std::optional<SourceBuilder> load(const std::string &key, const std::string &path, std::string *why = nullptr) const;
+    /// Keeps `source` (imported from `path`) under `key`, the key load() missed, so the file is
+    /// sampled once per import and an entry never mixes two versions of it. Then evicts the least recently used
     /// entries beyond the limit. False (with `why`) when it could not be written. Once kept, the
     /// source's args leave memory: they are read back from the cache when viewed, as after load().
-    bool store(const std::string &path, const std::string &settings, SourceBuilder &source, std::string *why = nullptr) const;
+    bool store(const std::string &key, const std::string &path, SourceBuilder &source, std::string *why = nullptr) const;
 
     struct Stats {
         std::int64_t entries = 0;

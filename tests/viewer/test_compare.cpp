@@ -15,6 +15,7 @@
 #include "compare/smallmultiplespainter.h"
 #include "compare/stepdiffmodel.h"
 #include "export/comparefigure.h"
+#include "darkdesktop.h"
 #include "palette.h"
 #include "importerregistry.h"
 #include "rankcolors.h"
@@ -23,8 +24,6 @@
 
 #include <QAbstractItemModelTester>
 #include <QDir>
-#include <QGuiApplication>
-#include <QPalette>
 #include <QImage>
 #include <QPainter>
 #include <QSignalSpy>
@@ -563,11 +562,7 @@ void TestCompare::smallMultiplesFollowTheDesktopTheme()
     tally(renderMultiples(w, size), dark, light);
     QVERIFY2(light > dark * 4, "on a light desktop the rows are light");
 
-    const QPalette before = QGuiApplication::palette();
-    QPalette night = before;
-    night.setColor(QPalette::Window, QColor(0x20, 0x22, 0x26));
-    night.setColor(QPalette::WindowText, QColor(0xe6, 0xe8, 0xec));
-    QGuiApplication::setPalette(night);
+    const rs::test::DarkDesktop night;
     const QImage onDark = renderMultiples(w, size);
     rs::test::keepScreenshot(onDark, QStringLiteral("compare-dark-multiples.png"));
     tally(onDark, dark, light);
@@ -591,7 +586,6 @@ void TestCompare::smallMultiplesFollowTheDesktopTheme()
     }
     tally(paper, dark, light);
     QVERIFY(light > dark * 4);
-    QGuiApplication::setPalette(before);
 }
 
 QTEST_MAIN(TestCompare)

@@ -4,6 +4,7 @@
 #include "testsession.h"
 #include "export/figureoptions.h"
 #include "export/figurerenderer.h"
+#include "darkdesktop.h"
 #include "palette.h"
 #include "screenshot.h"
 #include "timeline/lanekind.h"
@@ -20,6 +21,8 @@
 #include <QPainter>
 #include <QPalette>
 #include <QTest>
+
+#include <optional>
 
 using namespace rs;
 using namespace rs::test;
@@ -150,11 +153,7 @@ QTEST_MAIN(TestTimelineRender)
 // ruler, light titles; an exported figure of the same session stays on white paper.
 void TestTimelineRender::darkDesktopDarkTimelineWhitePaper()
 {
-    const QPalette light = QGuiApplication::palette();
-    QPalette dark = light;
-    dark.setColor(QPalette::Window, QColor(0x20, 0x22, 0x26));
-    dark.setColor(QPalette::WindowText, QColor(0xe6, 0xe8, 0xec));
-    QGuiApplication::setPalette(dark);
+    std::optional<rs::test::DarkDesktop> dark(std::in_place);
     const TestSession t = makeTestSession();
     {
         ViewState state;
@@ -190,7 +189,7 @@ void TestTimelineRender::darkDesktopDarkTimelineWhitePaper()
         figure.paint(p);
     }
     QCOMPARE(paper.pixelColor(paper.width() - 3, paper.height() / 2).rgb(), QColor(Qt::white).rgb());
-    QGuiApplication::setPalette(light);
+    dark.reset();
     QVERIFY(!Palette::screen().isDark());
 }
 

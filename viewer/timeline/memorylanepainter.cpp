@@ -74,11 +74,9 @@ QPen MemoryLanePainter::capacityPen()
     return QPen(QColor(0xc9, 0x1d, 0x2e, 170), 1, Qt::DashDotLine);
 }
 
-MemoryLanePainter::MemoryLanePainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset)
+MemoryLanePainter::MemoryLanePainter(QPainter &painter, TimelineContext &context)
     : m_p(painter)
     , m_ctx(context)
-    , m_view(view)
-    , m_scale(view.shifted(dataOffset))
 {
 }
 

@@ -7,7 +7,6 @@
 
 #include "analysisresult.h"
 #include "session.h"
-#include "timescale.h"
 #include "viewstate.h"
 
 #include <QColor>
@@ -47,8 +46,8 @@ public:
     /// nvidia-smi's used memory: a neutral curve, dark on paper and light on a dark screen.
     static QColor nvidiaSmiColor(const Palette &colors);
 
-    /// `view` maps aligned ns to x; the rank's data is drawn `dataOffset` ns later.
-    MemoryLanePainter(QPainter &painter, TimelineContext &context, const TimeScale &view, TimeNs dataOffset);
+    /// Draws the legend with `painter`, peaks from `context`.
+    MemoryLanePainter(QPainter &painter, TimelineContext &context);
 
     /// The gutter legend below the lane title, starting at row `top`, `width` pixels wide, at most
     /// down to `bottom`: one row per curve with its swatch and peak, then the capacity.
@@ -62,8 +61,6 @@ public:
 private:
     QPainter &m_p;
     TimelineContext &m_ctx;
-    TimeScale m_view;
-    TimeScale m_scale;
 };
 
 } // namespace rs

@@ -83,7 +83,7 @@ public:
     {
         f.gutter->lane(lane);
         const int g = f.ctx->gutterWidth;
-        MemoryLanePainter memory(*f.painter, *f.ctx, f.view, f.offset);
+        MemoryLanePainter memory(*f.painter, *f.ctx);
         memory.legend(GutterPainter::kStripe + 10, lane.top + 1 + LaneLayout::kRowHeight, g - GutterPainter::kStripe - 18,
                       lane.top + lane.height - 2, MemoryLanePainter::curvesOf(*f.ctx->session, f.layout->memoryTracks(), f.rank, *f.ctx->colors),
                       capacity(f));
