@@ -16,11 +16,11 @@ std::vector<Placement> AnchorPlacement::place(const Session &session, const std:
     std::map<RankId, std::vector<std::pair<TimeNs, std::string>>> timed;
     for (const OomEvent &o : session.ooms())
         if (o.time != kNoTime && o.rank >= 0)
-            timed[o.rank].emplace_back(o.time, "a timed OOM message in " + session.sources()[o.source].path);
+            timed[o.rank].emplace_back(o.time, "a timed OOM message in " + session.sources()[o.source].evidencePath());
     for (const Track &t : session.tracks())
         for (const Instant &in : t.instants)
             if ((in.flags & SpanFlagOutOfMemory) && t.rank >= 0)
-                timed[t.rank].emplace_back(in.time, "the profiler's [OutOfMemory] in " + session.sources()[t.source].path);
+                timed[t.rank].emplace_back(in.time, "the profiler's [OutOfMemory] in " + session.sources()[t.source].evidencePath());
 
     std::vector<Placement> out;
     std::map<std::size_t, TimeNs> oomAt; // OOM index → aligned time, for the summaries that follow

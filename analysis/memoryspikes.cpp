@@ -159,31 +159,50 @@ std::vector<Spike> MemorySpikes::find(const Session &session, const std::vector<
     for (const Rank &rank : session.ranks()) {
         const TimeNs off = offsetIn(alignment, rank.id);
         std::vector<Spike> mine;
+        // One rise considered: true once the rank has its fill of spikes.
+        auto consider = [&](const Track &t, TimeNs from, TimeNs peak, double bytes, const auto &spanCause) {
+            Spike s;
+            s.rank = rank.id;
+            s.timeNs = from + off;
+            s.durationNs = peak - from;
+            s.bytes = static_cast<std::int64_t>(bytes);
+            for (const Step &st : rank.steps)
+                if (st.range.contains(peak))
+                    s.step = st.number;
+            // One spike per step: the first (largest) one wins.
+            if (std::any_of(mine.begin(), mine.end(), [&](const Spike &o) { return o.step == s.step; }))
+                return false;
+            s.attributedTo = causeFromSnapshot(session, rank.id, from, peak);
+            if (s.attributedTo.empty())
+                s.attributedTo = spanCause();
+            s.source = session.sources()[t.source].evidencePath();
+            mine.push_back(std::move(s));
+            return mine.size() >= maxPerRank;
+        };
         for (TrackId id : rank.tracks) {
             const Track &t = session.tracks()[id];
-            if (t.kind != TrackKind::MemoryAllocated || t.device < 0 || t.counter.size() < 2)
+            if (t.kind != TrackKind::MemoryAllocated || t.device < 0)
+                continue;
+            // A summary's counter is thinned: its rises were measured on the full one.
+            if (const SummaryFacts *facts = session.sources()[t.source].summary.get()) {
+                const std::int32_t local = SummaryFacts::localTrack(session.tracks(), id);
+                for (const SummaryFacts::Rise &r : facts->rises) {
+                    if (r.track != local)
+                        continue;
+                    if (r.bytes < double(minBytes))
+                        break;
+                    if (consider(t, r.from, r.to, r.bytes, [&] { return r.spanCause; }))
+                        break;
+                }
+                continue;
+            }
+            if (t.counter.size() < 2)
                 continue;
             for (const Rise &r : rises(t.counter)) {
                 if (r.bytes < double(minBytes))
                     break;
-                Spike s;
-                s.rank = rank.id;
-                s.timeNs = t.counter.times[r.from] + off;
-                s.durationNs = t.counter.times[r.to] - t.counter.times[r.from];
-                s.bytes = static_cast<std::int64_t>(r.bytes);
-                const TimeNs peakRaw = t.counter.times[r.to];
-                for (const Step &st : rank.steps)
-                    if (st.range.contains(peakRaw))
-                        s.step = st.number;
-                // One spike per step: the first (largest) one wins.
-                if (std::any_of(mine.begin(), mine.end(), [&](const Spike &o) { return o.step == s.step; }))
-                    continue;
-                s.attributedTo = causeFromSnapshot(session, rank.id, t.counter.times[r.from], peakRaw);
-                if (s.attributedTo.empty())
-                    s.attributedTo = causeFromSpans(session, rank, t.counter, r.from, r.to);
-                s.source = session.sources()[t.source].path;
-                mine.push_back(std::move(s));
-                if (mine.size() >= maxPerRank)
+                if (consider(t, t.counter.times[r.from], t.counter.times[r.to], r.bytes,
+                             [&] { return causeFromSpans(session, rank, t.counter, r.from, r.to); }))
                     break;
             }
         }
@@ -193,6 +212,55 @@ std::vector<Spike> MemorySpikes::find(const Session &session, const std::vector<
         out.insert(out.end(), mine.begin(), mine.end());
     }
     std::stable_sort(out.begin(), out.end(), [](const Spike &a, const Spike &b) { return a.bytes > b.bytes; });
+    return out;
+}
+
+std::optional<TimeNs> MemorySpikes::backwardAfter(const Session &session, const Rank &rank, TimeNs peak, TimeNs window)
+{
+    std::optional<TimeNs> first;
+    for (TrackId id : rank.tracks) {
+        const Track &t = session.tracks()[id];
+        if (t.kind != TrackKind::CpuThread)
+            continue;
+        for (std::uint16_t d = 0; d < t.levelCount(); ++d) {
+            const auto [lo, hi] = t.levelRange(d, peak, peak + window);
+            for (auto i = lo; i < hi; ++i)
+                if (t.spans[i].start >= peak && (!first || t.spans[i].start - peak < *first)
+                    && session.str(t.spans[i].name).find("Backward") != std::string_view::npos)
+                    first = t.spans[i].start - peak;
+        }
+    }
+    return first;
+}
+
+std::vector<SummaryFacts::Rise> MemorySpikes::summaryRises(const Session &session, const Rank &rank, const Track &track,
+                                                           std::size_t perStep, std::int64_t minBytes)
+{
+    std::vector<SummaryFacts::Rise> out;
+    if (track.counter.size() < 2)
+        return out;
+    std::map<std::int64_t, std::size_t> inStep; // step number (-1: none) -> rises kept
+    for (const Rise &r : rises(track.counter)) {
+        if (r.bytes < double(minBytes))
+            break;
+        const TimeNs peak = track.counter.times[r.to];
+        std::int64_t step = -1;
+        for (const Step &st : rank.steps)
+            if (st.range.contains(peak))
+                step = st.number;
+        // The analysis keeps the largest rise of a step; the next few stand by for a session in
+        // which another source's steps cut the rank's time differently.
+        if (inStep[step]++ >= perStep)
+            continue;
+        SummaryFacts::Rise f;
+        f.track = SummaryFacts::localTrack(session.tracks(), static_cast<std::uint32_t>(&track - session.tracks().data()));
+        f.from = track.counter.times[r.from];
+        f.to = peak;
+        f.bytes = r.bytes;
+        f.spanCause = causeFromSpans(session, rank, track.counter, r.from, r.to);
+        f.backwardAfterNs = backwardAfter(session, rank, peak, backwardWindow(peak - f.from));
+        out.push_back(std::move(f));
+    }
     return out;
 }
 

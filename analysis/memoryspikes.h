@@ -11,6 +11,9 @@
 #include "analysisresult.h"
 #include "session.h"
 
+#include <algorithm>
+#include <optional>
+
 namespace rs {
 
 class MemorySpikes
@@ -28,6 +31,19 @@ public:
     };
     /// Draw-ups of one counter at each local peak, largest first.
     static std::vector<Rise> rises(const CounterSeries &series);
+
+    /// The first host op with "Backward" in its name (autograd's backward ops) that starts in
+    /// [peak, peak + window) on `rank`'s CPU threads: ns after the peak, or nothing.
+    static std::optional<TimeNs> backwardAfter(const Session &session, const Rank &rank, TimeNs peak, TimeNs window);
+    /// How long after a rise's peak its backward pass is looked for: the rise's own duration, at
+    /// least 1 ms.
+    static TimeNs backwardWindow(TimeNs riseDuration) { return std::max<TimeNs>(riseDuration, 1'000'000); }
+
+    /// What a summary keeps of `track` (an allocated counter of `rank`): its rises of at least
+    /// `minBytes`, largest first, at most `perStep` per step, each with the ops it is charged to.
+    /// find() reads them in place of the thinned counter.
+    static std::vector<SummaryFacts::Rise> summaryRises(const Session &session, const Rank &rank, const Track &track,
+                                                        std::size_t perStep = 4, std::int64_t minBytes = 1 << 20);
 };
 
 } // namespace rs

@@ -159,7 +159,7 @@ std::vector<MemoryReading> RankMetricsBuilder::memoryReadings(const Session &ses
         if ((t.kind != TrackKind::MemoryAllocated && t.kind != TrackKind::MemoryReserved) || t.device < 0 || t.counter.empty())
             continue;
         const Source &src = session.sources()[t.source];
-        const MemorySource kind = counterSource(src.format);
+        const MemorySource kind = counterSource(src.contentFormat());
         const auto it = std::max_element(t.counter.values.begin(), t.counter.values.end());
         const auto value = static_cast<std::int64_t>(*it);
         const auto index = std::size_t(it - t.counter.values.begin());
@@ -258,6 +258,37 @@ std::vector<MemoryReading> RankMetricsBuilder::memoryReadings(const Session &ses
     return out;
 }
 
+SummaryFacts::StepInputs RankMetricsBuilder::stepInputs(const Session &session, const Step &s)
+{
+    SummaryFacts::StepInputs out;
+    out.step = s.number;
+    if (s.track == kNoTrack)
+        return out;
+    const Track &t = session.tracks()[s.track];
+    std::vector<const Span *> inStep;
+    forSpansIn(t, s.range.begin, s.range.end, [&](const Span &sp) {
+        if (sp.start >= s.range.begin && sp.start < s.range.end)
+            inStep.push_back(&sp);
+    });
+    std::sort(inStep.begin(), inStep.end(), [](const Span *a, const Span *b) { return a->start < b->start; });
+    for (std::size_t i = 0; i < inStep.size(); ++i) {
+        const std::string_view name = session.str(inStep[i]->name);
+        if (name.find("DataLoader") == std::string_view::npos || name.find("__next__") == std::string_view::npos)
+            continue;
+        ++out.microBatches;
+        for (std::size_t j = i + 1; j < inStep.size(); ++j) {
+            if (inStep[j]->start < inStep[i]->end())
+                continue; // still inside the fetch
+            if (auto n = firstInputElements(session.args(s.track, inStep[j]->args))) {
+                out.inputElements += *n;
+                out.hasElements = true;
+                break;
+            }
+        }
+    }
+    return out;
+}
+
 std::vector<RankMetrics> RankMetricsBuilder::build(const Session &session, const std::vector<RankAlignment> &alignment)
 {
     std::vector<RankMetrics> out;
@@ -322,33 +353,18 @@ std::vector<RankMetrics> RankMetricsBuilder::build(const Session &session, const
             for (const Step &s : rank.steps) {
                 if (s.track == kNoTrack)
                     continue;
-                const std::int64_t batchesBefore = batches, elementsBefore = elements;
-                const Track &t = session.tracks()[s.track];
-                std::vector<const Span *> inStep;
-                forSpansIn(t, s.range.begin, s.range.end, [&](const Span &sp) {
-                    if (sp.start >= s.range.begin && sp.start < s.range.end)
-                        inStep.push_back(&sp);
-                });
-                std::sort(inStep.begin(), inStep.end(), [](const Span *a, const Span *b) { return a->start < b->start; });
-                for (std::size_t i = 0; i < inStep.size(); ++i) {
-                    const std::string_view name = session.str(inStep[i]->name);
-                    if (name.find("DataLoader") == std::string_view::npos || name.find("__next__") == std::string_view::npos)
-                        continue;
-                    ++batches;
-                    for (std::size_t j = i + 1; j < inStep.size(); ++j) {
-                        if (inStep[j]->start < inStep[i]->end())
-                            continue; // still inside the fetch
-                        if (auto n = firstInputElements(session.args(s.track, inStep[j]->args))) {
-                            elements += *n;
-                            anyElements = true;
-                            break;
-                        }
-                    }
-                }
-                if (batches > batchesBefore)
-                    m.microBatchesPerStep.emplace_back(s.number, batches - batchesBefore);
-                if (elements > elementsBefore)
-                    m.inputElementsPerStep.emplace_back(s.number, elements - elementsBefore);
+                // A summary kept what ran inside each of its steps; the spans are not there.
+                const SummaryFacts *facts = session.sources()[session.tracks()[s.track].source].summary.get();
+                const SummaryFacts::StepInputs *kept =
+                    facts ? facts->stepInputs(SummaryFacts::localTrack(session.tracks(), s.track), s.number) : nullptr;
+                const SummaryFacts::StepInputs in = facts ? (kept ? *kept : SummaryFacts::StepInputs{}) : stepInputs(session, s);
+                batches += in.microBatches;
+                elements += in.inputElements;
+                anyElements = anyElements || in.hasElements;
+                if (in.microBatches > 0)
+                    m.microBatchesPerStep.emplace_back(s.number, in.microBatches);
+                if (in.inputElements > 0)
+                    m.inputElementsPerStep.emplace_back(s.number, in.inputElements);
             }
             if (batches > 0)
                 m.microBatches = batches;

@@ -39,6 +39,9 @@ public:
 
     /// Product of the first list in the "Input Dims" arg of raw args JSON, or nullopt.
     static std::optional<std::int64_t> firstInputElements(std::string_view argsJson);
+    /// What ran inside one profiler step of a trace: its DataLoader fetches (micro-batches) and
+    /// the elements of the first op input after each fetch. A summary keeps these per step.
+    static SummaryFacts::StepInputs stepInputs(const Session &session, const Step &step);
 
     /// Arrival at collectives, per rank: median and largest (start − earliest start) over the
     /// collectives matched across ranks, when the largest happened, and how often it came last.

@@ -2,6 +2,8 @@
 
 #include "analyzer.h"
 #include "exportcommand.h"
+#include "summarizecommand.h"
+#include "summarizer.h"
 #include "sessionloader.h"
 
 #include <nlohmann/json.hpp>
@@ -41,10 +43,11 @@ nlohmann::json countsJson(const SourceCounts &c)
             {"trace_entries", c.traceEntries}};
 }
 
-// "path:line: message" or "path: message", as the contract says.
+// "path:line: message" or "path: message", as the contract says. A summary's diagnostics are its
+// original's, and name that file.
 std::string diagnosticLine(const Source &s, const Diagnostic &d)
 {
-    std::string out = s.path;
+    std::string out = s.evidencePath();
     if (d.line >= 0)
         out += ":" + std::to_string(d.line);
     out += ": ";
@@ -301,6 +304,10 @@ QString Cli::usage()
         "                                                    the aligned timeline (or, --view compare, every rank against\n"
         "                                                    the reference rank) as a figure, the merged Chrome trace,\n"
         "                                                    the incident report with its images\n"
+        "       rankscope summarize [--output DIR] [--json] [--threads N] [--counter-samples N] [--assign-rank PATH=N]... PATH...\n"
+        "                                                    one compact summary file per input (FILE.rankscope-summary),\n"
+        "                                                    readable by every command and the viewer like the file itself;\n"
+        "                                                    counters keep at most --counter-samples samples (65536)\n"
         "Options: --time-zone ZONE  zone of time stamps that carry none (nvidia-smi, logs); default: local\n"
         "         --allow-outside-sources  let a session file name sources outside its own folder\n"
         "         --max-decompressed SIZE  stop reading a file past SIZE decompressed bytes (K/M/G/T); default 64G\n"
@@ -326,6 +333,7 @@ bool Cli::isSubcommand(const QStringList &args)
         return false;
     const QString &a = args.front();
     return a == QLatin1String("inspect") || a == QLatin1String("analyze") || a == QLatin1String("export")
+        || a == QLatin1String("summarize")
         || a == QLatin1String("--help") || a == QLatin1String("-h") || a == QLatin1String("help")
         || a == QLatin1String("--version");
 }
@@ -384,6 +392,8 @@ int Cli::run(const QStringList &args, std::FILE *out, std::FILE *err)
         return analyze(args.mid(1), out, err);
     if (cmd == QLatin1String("export"))
         return ExportCommand::run(args.mid(1), out, err);
+    if (cmd == QLatin1String("summarize"))
+        return SummarizeCommand::run(args.mid(1), out, err);
     printErr(err, "rankscope: '" + cmd.toStdString() + "' is not available in this version yet");
     std::fputs(usage().toUtf8().constData(), err);
     return Usage;
@@ -451,6 +461,19 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
                                {"counts", countsJson(s.counts)},
                                {"time_range_ns", range},
                                {"diagnostics", diags}});
+            // A summary names the file it was written from and what it kept of it.
+            if (const SummaryFacts *f = s.summary.get())
+                sources.back()["summary_of"] = {{"path", f->originPath},
+                                                {"absolute_path", f->originAbsolute},
+                                                {"format", f->originFormat},
+                                                {"bytes", f->originBytes},
+                                                {"sha256", f->originSha256},
+                                                {"reachable", Summarizer::originReachable(*f)},
+                                                {"writer", f->writer},
+                                                {"counter_samples_kept", f->samplesKept},
+                                                {"counter_samples_dropped", f->samplesDropped},
+                                                {"spans_kept", f->spansKept},
+                                                {"spans_dropped", f->spansDropped}};
         }
     }
     if (p.json) {
@@ -476,6 +499,9 @@ int Cli::inspect(const QStringList &args, std::FILE *out, std::FILE *err)
                 line += formatWallClock(s.timeRange.begin) + " for " + formatDuration(s.timeRange.duration());
             else
                 line += "no wall clock; spans " + formatDuration(s.timeRange.duration());
+            if (const SummaryFacts *f = s.summary.get())
+                line += "\n  summary of: " + f->originPath + " (" + f->originFormat + ", " + std::to_string(f->originBytes)
+                    + " bytes" + (Summarizer::originReachable(*f) ? ", reachable" : ", not on this machine") + ")";
             line += "\n  counts:";
             const nlohmann::json c = countsJson(s.counts);
             bool any = false;

@@ -1,4 +1,4 @@
-// rankscope: the viewer, or a headless subcommand (inspect, analyze, export) when the first
+// rankscope: the viewer, or a headless subcommand (inspect, analyze, export, summarize) when the first
 // argument names one.
 
 #include "application.h"

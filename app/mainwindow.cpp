@@ -24,6 +24,7 @@
 #include "viewstate.h"
 #include "welcomepage.h"
 #include "cache/sourcecache.h"
+#include "fulldetail.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -247,6 +248,8 @@ void MainWindow::createActions()
     m_compactLanes->setCheckable(true);
     m_compactLanes->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     connect(m_compactLanes, &QAction::toggled, m_state, &ViewState::setCompactLanes);
+    // A rank the user picks that is only a summary is read again from its trace, when reachable.
+    connect(m_state, &ViewState::selectedRankChanged, this, [this](RankId rank) { openFullDetail(rank); });
     connect(m_state, &ViewState::compactLanesChanged, m_compactLanes, &QAction::setChecked);
     m_resetLayout = new QAction(tr("Reset &Layout"), this);
     connect(m_resetLayout, &QAction::triggered, this, &MainWindow::resetLayout);
@@ -517,6 +520,22 @@ void MainWindow::rebuildRanksMenu()
     }
 }
 
+bool MainWindow::openFullDetail(RankId rank)
+{
+    if (!m_session || m_importing || m_autoSelecting || rank == kNoRank)
+        return false;
+    const auto swaps = FullDetail::reachable(*m_session, rank);
+    if (swaps.empty())
+        return false;
+    QStringList names;
+    for (const auto &swap : swaps)
+        names << QFileInfo(QString::fromStdString(swap.second)).fileName();
+    m_statusText->setText(tr("Rank %1 is shown from its summary: reading its full detail from %2…").arg(rank).arg(names.join(QStringLiteral(", "))));
+    m_newIncident = false; // the same incident: annotations stay
+    Q_EMIT openRequested(FullDetail::inputsWith(*m_session, swaps));
+    return true;
+}
+
 void MainWindow::openPaths(const QStringList &paths)
 {
     if (paths.isEmpty() || !m_sessionFiles->confirmDiscardEdits())
@@ -648,7 +667,10 @@ void MainWindow::setAnalysis(AnalysisPtr analysis)
 
     if (m_selectTopFinding) {
         m_selectTopFinding = false;
-        if (m_findings->selectTopFinding()) {
+        m_autoSelecting = true;
+        const bool selected = m_findings->selectTopFinding();
+        m_autoSelecting = false;
+        if (selected) {
             m_findingsDock->show();
             m_findingsDock->raise();
         }

@@ -105,6 +105,10 @@ public Q_SLOTS:
     void importFinished();
     /// View ▸ Reset Layout: the docks as first arranged, every rank shown and expanded, full lanes.
     void resetLayout();
+    /// When `rank` is shown from a summary (`rankscope summarize`) whose original file is on this
+    /// machine, reads the session again with that file in its place (annotations stay) and says
+    /// so in the status bar; called when the user selects a rank. False when there is nothing to open.
+    bool openFullDetail(rs::RankId rank);
     /// Records `paths` as a recent entry and emits openRequested(paths).
     void openPaths(const QStringList &paths);
     /// The options the loader uses now (rank overrides, rank maps, time zone); pre-fills the
@@ -112,11 +116,11 @@ public Q_SLOTS:
     void setLoaderOptions(const rs::SessionLoader::Options &options);
     /// Opens the Source Settings dialog for `source`; on Apply emits optionsChanged().
     void editSourceSettings(rs::SourceId source);
-    /// A session file was read: its sources are being loaded now. When the session arrives
-    /// (setSession), `document`'s annotations, offsets and view are applied; `problems` (moved,
     /// A session file names `paths` outside its folder: asks whether to open them (a session from
     /// someone else must not read arbitrary files), then calls `answer` with the choice.
     void askOutsideSources(const QString &session, const QStringList &paths, std::function<void(bool)> answer);
+    /// A session file was read: its sources are being loaded now. When the session arrives
+    /// (setSession), `document`'s annotations, offsets and view are applied; `problems` (moved,
     /// missing, changed sources) are shown now.
     void sessionFileOpened(const QString &path, const rs::SessionDocument &document,
                            const std::vector<rs::SessionDocument::Problem> &problems);
@@ -187,6 +191,7 @@ private:
     SessionFileActions *m_sessionFiles = nullptr; // Save Session, the .rankscope file of this session
     bool m_newIncident = true;                  // the next session is other inputs: annotations start empty
     bool m_selectTopFinding = false; // the next result is the session's first: land on the incident
+    bool m_autoSelecting = false;    // the window, not the user, is selecting (no full detail opened)
     QString m_sessionStatus;         // the session summary, kept to follow the findings summary
     QDockWidget *m_findingsDock = nullptr;
     QDockWidget *m_offsetsDock = nullptr;

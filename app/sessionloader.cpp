@@ -104,7 +104,9 @@ SessionPtr SessionLoader::run(Progress *progress) const
             // Only a whole, recognised import is kept: not a cancelled one, not a file that could
             // not be read (that may change) or that no importer knows.
             const bool cancelled = progress && progress->cancel.load();
-            if (cache && !cancelled && !results[i]->source().format.empty() && !ImporterRegistry::isUnrecognised(*results[i])
+            // A summary is compact already, and the cache does not keep its facts.
+            if (cache && !cancelled && !results[i]->source().format.empty() && results[i]->source().format != "summary"
+                && !ImporterRegistry::isUnrecognised(*results[i])
                 && cache->store(key, m_files[i], *results[i]))
                 ++m_cacheUse.stored;
             if (progress)

@@ -7,6 +7,7 @@
 #include "nvidiasmi/nvidiasmiimporter.h"
 #include "snapshot/memorytimelineimporter.h"
 #include "snapshot/snapshotimporter.h"
+#include "summary/summaryimporter.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -33,6 +34,7 @@ const ImporterRegistry &ImporterRegistry::instance()
         r.add(std::make_unique<SnapshotImporter>());
         r.add(std::make_unique<MemoryTimelineImporter>());
         r.add(std::make_unique<FlightRecorderImporter>());
+        r.add(std::make_unique<SummaryImporter>());
         return r;
     }();
     return registry;

@@ -7,6 +7,7 @@
 // charged to plain aten ops), it is not a backward or optimizer op and autograd's backward ops
 // run right after its peak.
 
+#include "memoryspikes.h"
 #include "rules.h"
 
 #include <algorithm>
@@ -30,20 +31,16 @@ bool backwardFollows(const RuleContext &ctx, const Spike &s, TimeNs window)
     const Rank *r = ctx.session.rank(s.rank);
     if (!r)
         return false;
-    const TimeNs offset = ctx.aligned(s.rank, 0);
-    const TimeNs from = s.timeNs + s.durationNs - offset; // the peak, on the rank's clock
+    const TimeNs peak = s.timeNs + s.durationNs - ctx.aligned(s.rank, 0); // on the rank's clock
+    // A summary answered this on the full trace when it was written (for this very window).
     for (TrackId id : r->tracks) {
         const Track &t = ctx.session.tracks()[id];
-        if (t.kind != TrackKind::CpuThread)
-            continue;
-        for (std::uint16_t d = 0; d < t.levelCount(); ++d) {
-            const auto [lo, hi] = t.levelRange(d, from, from + window);
-            for (auto i = lo; i < hi; ++i)
-                if (t.spans[i].start >= from && ctx.session.str(t.spans[i].name).find("Backward") != std::string_view::npos)
-                    return true;
-        }
+        if (const SummaryFacts *facts = ctx.session.sources()[t.source].summary.get();
+            facts && t.kind == TrackKind::MemoryAllocated)
+            if (const SummaryFacts::Rise *rise = facts->riseAt(SummaryFacts::localTrack(ctx.session.tracks(), id), peak))
+                return rise->backwardAfterNs && *rise->backwardAfterNs < window;
     }
-    return false;
+    return MemorySpikes::backwardAfter(ctx.session, *r, peak, window).has_value();
 }
 
 bool forwardRise(const RuleContext &ctx, const Spike &s)
@@ -53,7 +50,7 @@ bool forwardRise(const RuleContext &ctx, const Spike &s)
         return true;
     if (what.empty() || what.find("backward") != std::string::npos || what.find("optimizer") != std::string::npos)
         return false;
-    return backwardFollows(ctx, s, std::max<TimeNs>(s.durationNs, 1'000'000));
+    return backwardFollows(ctx, s, MemorySpikes::backwardWindow(s.durationNs));
 }
 
 class ActivationMemoryRule final : public FindingRule

@@ -83,7 +83,7 @@ public:
                 const MemorySummaryRow *res = s.row("GPU reserved memory");
                 if (!nr || !res)
                     continue;
-                const std::string where = ctx.session.sources()[s.source].path + ":" + std::to_string(s.line);
+                const std::string where = ctx.session.sources()[s.source].evidencePath() + ":" + std::to_string(s.line);
                 const bool now = nr->current >= GiB && nr->current * 10 >= res->current;
                 const bool atPeak = nr->peak >= GiB && res->peak > 0 && nr->peak * 10 >= res->peak;
                 if ((now || atPeak) && !underPeers) {
@@ -122,7 +122,7 @@ public:
             for (const MemorySummary &s : ctx.session.memorySummaries()) {
                 if (s.rank != m.rank || s.allocRetries <= 0)
                     continue;
-                const std::string where = ctx.session.sources()[s.source].path + ":" + std::to_string(s.line);
+                const std::string where = ctx.session.sources()[s.source].evidencePath() + ":" + std::to_string(s.line);
                 const std::string text = where + ": " + std::to_string(s.allocRetries)
                     + " cudaMalloc retries (the allocator emptied its cache to find room)";
                 if (!f.evidence.empty())

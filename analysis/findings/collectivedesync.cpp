@@ -40,7 +40,7 @@ Evidence noteEvidence(const RuleContext &ctx, const ProgressNote &n)
 {
     if (n.record >= 0 && std::size_t(n.record) < ctx.session.logs().records.size())
         return ctx.evidence(ctx.session.logs().records[std::size_t(n.record)]);
-    const std::string path = n.source < ctx.session.sources().size() ? ctx.session.sources()[n.source].path : std::string();
+    const std::string path = n.source < ctx.session.sources().size() ? ctx.session.sources()[n.source].evidencePath() : std::string();
     std::optional<TimeNs> at;
     if (n.time != kNoTime)
         at = ctx.aligned(n.rank, n.time);

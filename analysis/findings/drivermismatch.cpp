@@ -54,17 +54,17 @@ public:
                 Versions &v = byRank[r];
                 if (number(drv) > 0) {
                     v.driver = number(drv);
-                    v.driverWhere = s.path + ": cuda_driver_version " + drv;
+                    v.driverWhere = s.evidencePath() + ": cuda_driver_version " + drv;
                 }
                 if (number(rt) > 0) {
                     v.runtime = number(rt);
-                    v.runtimeWhere = s.path + ": cuda_runtime_version " + rt;
+                    v.runtimeWhere = s.evidencePath() + ": cuda_runtime_version " + rt;
                 }
                 static const std::regex kCuda(R"(\+cuda(\d+)\.(\d+))");
                 std::smatch m;
                 if (v.runtime == 0 && std::regex_search(nccl, m, kCuda)) {
                     v.runtime = std::stoi(m[1].str()) * 1000 + std::stoi(m[2].str()) * 10;
-                    v.runtimeWhere = s.path + ": NCCL built for CUDA " + m[1].str() + "." + m[2].str();
+                    v.runtimeWhere = s.evidencePath() + ": NCCL built for CUDA " + m[1].str() + "." + m[2].str();
                 }
             }
         }

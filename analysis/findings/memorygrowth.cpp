@@ -64,7 +64,7 @@ public:
                     f.evidence.push_back(ctx.derived(r.id, "step " + std::to_string(step->number) + ": lowest allocated "
                                                                + formatBytes(std::int64_t(v)),
                                                      ctx.aligned(r.id, step->range.begin),
-                                                     ctx.session.sources()[t.source].path));
+                                                     ctx.session.sources()[t.source].evidencePath()));
                 f.fix = "Find tensors kept across steps: accumulate losses with loss.item() or loss.detach(), do not keep "
                         "outputs or hidden states in lists, avoid retain_graph=True, and check that the optimizer state "
                         "is created once.";

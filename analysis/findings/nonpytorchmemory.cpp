@@ -63,7 +63,7 @@ CounterGap counterGap(const RuleContext &ctx, const Rank &r)
                 if (gap > best.bytes) {
                     best.bytes = gap;
                     best.at = t;
-                    best.path = sources[used.source].path;
+                    best.path = sources[used.source].evidencePath();
                     best.text = "nvidia-smi memory.used " + formatBytes(std::int64_t(used.counter.values[i])) + " while PyTorch reserved "
                         + formatBytes(std::int64_t(reserved));
                 }
@@ -81,7 +81,7 @@ CounterGap counterGap(const RuleContext &ctx, const Rank &r)
                     continue;
                 best.bytes = gap;
                 best.at = ut[i];
-                best.path = sources[used.source].path;
+                best.path = sources[used.source].evidencePath();
                 best.text = "nvidia-smi memory.used " + formatBytes(std::int64_t(used.counter.values[i])) + " at the sample nearest the trace, "
                     + formatDuration(apart) + (ut[i] < lo ? " before its first" : " after its last")
                     + " reserved sample, while PyTorch reserved at most " + formatBytes(std::int64_t(peak));
@@ -146,7 +146,7 @@ Sharing sharing(const RuleContext &ctx, const Rank &r)
 Evidence processEvidence(const RuleContext &ctx, const GpuProcess &p, const std::string &note = {})
 {
     Evidence e;
-    e.path = p.source < ctx.session.sources().size() ? ctx.session.sources()[p.source].path : std::string();
+    e.path = p.source < ctx.session.sources().size() ? ctx.session.sources()[p.source].evidencePath() : std::string();
     e.line = p.line > 0 ? p.line : -1;
     e.rank = p.rank;
     const std::string what = "pid " + std::to_string(p.pid) + " " + (p.name.empty() ? std::string("(no name)") : p.name) + " uses "

@@ -206,7 +206,7 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
             if (r.line == c.line && (r.rank == c.rank || r.rank == kJobLevel))
             {
                 const TimeNs t = r.time != kNoTime ? r.time : c.time;
-                return ctx.derived(c.rank, s.sources()[r.source].path + ":" + std::to_string(c.line) + ": " + text,
+                return ctx.derived(c.rank, s.sources()[r.source].evidencePath() + ":" + std::to_string(c.line) + ": " + text,
                                    t != kNoTime ? std::optional<TimeNs>(ctx.aligned(c.rank, t)) : std::nullopt);
             }
         return ctx.derived(c.rank, text, c.time != kNoTime ? std::optional<TimeNs>(ctx.aligned(c.rank, c.time)) : std::nullopt);

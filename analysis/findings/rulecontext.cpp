@@ -57,7 +57,7 @@ std::int64_t RuleContext::stepAt(RankId rank, TimeNs t) const
 Evidence RuleContext::evidence(const LogRecord &r) const
 {
     Evidence e;
-    e.path = r.source < session.sources().size() ? session.sources()[r.source].path : std::string();
+    e.path = r.source < session.sources().size() ? session.sources()[r.source].evidencePath() : std::string();
     e.line = r.line;
     e.rank = r.rank;
     std::string text = r.text;
@@ -72,7 +72,7 @@ Evidence RuleContext::evidence(const LogRecord &r) const
 Evidence RuleContext::evidence(const OomEvent &o) const
 {
     Evidence e;
-    e.path = o.source < session.sources().size() ? session.sources()[o.source].path : std::string();
+    e.path = o.source < session.sources().size() ? session.sources()[o.source].evidencePath() : std::string();
     e.line = o.line > 0 ? o.line : -1;
     e.rank = o.rank;
     std::string text = o.text;
@@ -109,7 +109,7 @@ std::vector<OomInfo> collectOoms(const RuleContext &ctx)
 {
     std::map<RankId, OomInfo> byRank;
     const Session &session = ctx.session;
-    auto pathOf = [&](SourceId id) { return id < session.sources().size() ? session.sources()[id].path : std::string(); };
+    auto pathOf = [&](SourceId id) { return id < session.sources().size() ? session.sources()[id].evidencePath() : std::string(); };
     auto richness = [](const OomEvent *x) { return (x->requested >= 0) + (x->capacity >= 0) + (x->reserved >= 0); };
     // One OomInfo per rank over its incidents (OomIncidents decides which pieces are one failure).
     for (const RankOoms &ro : OomIncidents::find(session)) {

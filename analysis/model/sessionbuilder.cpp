@@ -98,11 +98,11 @@ void SessionBuilder::checkRankClaims(const std::vector<bool> &undecided)
             continue;
         SourceBuilder &b = m_pending[i];
         const Source &src = b.m_source;
-        if (src.ranks.size() == 1 && kPerRank.count(src.format) && src.rankOrigin != RankOrigin::User) {
-            const auto [it, fresh] = claimed.emplace(std::pair{src.format, src.ranks.front()}, i);
+        if (src.ranks.size() == 1 && kPerRank.count(src.contentFormat()) && src.rankOrigin != RankOrigin::User) {
+            const auto [it, fresh] = claimed.emplace(std::pair{src.contentFormat(), src.ranks.front()}, i);
             if (!fresh) {
                 const std::string other = m_pending[it->second].m_source.path;
-                const std::string what = "rank " + std::to_string(src.ranks.front()) + " is claimed by two " + src.format + " files, ";
+                const std::string what = "rank " + std::to_string(src.ranks.front()) + " is claimed by two " + src.contentFormat() + " files, ";
                 b.warning("rank-claimed-twice", what + "this one and " + other
                               + "; their data are merged into one rank: if one is another rank, set it with --assign-rank "
                                 "or Source Settings");

@@ -3,9 +3,11 @@
 // what went wrong.
 
 #include "diagnostic.h"
+#include "summaryfacts.h"
 #include "types.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +69,9 @@ struct Source {
     std::vector<Diagnostic> diagnostics;      ///< problems, in the order found
     std::vector<DeviceInfo> devices;          ///< deviceProperties, when given
     std::vector<std::pair<std::string, std::string>> metadata; ///< other top-level keys (raw JSON text values)
+    /// Set when this source is a rankscope summary (format "summary"): the original file and the
+    /// answers computed on its full detail. Null for every other source.
+    std::shared_ptr<const SummaryFacts> summary;
 
     bool hasErrors() const;
     /// Occurrences of errors / warnings (each Diagnostic counts `count` times).
@@ -74,6 +79,10 @@ struct Source {
     std::size_t warningCount() const;
     /// The value of metadata key `key`, or an empty string.
     std::string metadataValue(const std::string &key) const;
+    /// The file evidence cites: the original a summary was written from, else path.
+    const std::string &evidencePath() const { return summary ? summary->originPath : path; }
+    /// The format of what was read: a summary's original format, else format.
+    const std::string &contentFormat() const { return summary ? summary->originFormat : format; }
 };
 
 } // namespace rs

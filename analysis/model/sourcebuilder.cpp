@@ -153,6 +153,9 @@ void SourceBuilder::finish()
     std::sort(m_steps.begin(), m_steps.end(), [](const Step &a, const Step &b) { return a.range.begin < b.range.begin; });
     std::sort(m_collectives.begin(), m_collectives.end(),
               [](const Collective &a, const Collective &b) { return a.start < b.start; });
+    // A summary covers the time of the file it was written from, whatever it kept of it.
+    if (m_source.summary)
+        range = range.united(m_source.summary->originRange);
     m_source.timeRange = range;
     m_args.shrink();
 }

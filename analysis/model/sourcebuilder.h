@@ -27,6 +27,10 @@ public:
     StringId intern(std::string_view s) { return m_strings.intern(s); }
     std::string_view str(StringId id) const { return m_strings.view(id); }
     ArgsId addArgs(std::string_view compactJson) { return m_args.add(compactJson); }
+    /// The raw args of `id` in this source's arena.
+    std::string_view args(ArgsId id) const { return m_args.view(id); }
+    /// Replaces the args arena; the spans and instants kept must refer to ids of the new one.
+    void replaceArgs(ArgsArena args) { m_args = std::move(args); }
 
     /// Finds or creates the track of `kind` for (pid, tid, device). `rank` may stay kNoRank: such
     /// tracks take the source's rank when the session is frozen.

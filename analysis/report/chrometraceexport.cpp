@@ -291,7 +291,7 @@ bool ChromeTraceExport::write(const Session &session, const std::vector<RankAlig
     w.buf() += "],\"sources\":[";
     for (std::size_t i = 0; i < session.sources().size(); ++i) {
         w.buf() += i ? "," : "";
-        appendJsonString(w.buf(), session.sources()[i].path);
+        appendJsonString(w.buf(), session.sources()[i].evidencePath());
     }
     w.buf() += "]}}\n";
     if (!w.flush() || !out.flush()) {

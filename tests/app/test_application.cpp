@@ -5,6 +5,7 @@
 
 #include "application.h"
 #include "cache/sourcecache.h"
+#include "summarizecommand.h"
 #include "testtrace.h"
 
 #include "annotations/annotationstore.h"
@@ -121,8 +122,6 @@ private Q_SLOTS:
         QVERIFY2(status->text().contains(QLatin1String("Rank 2 ran out of GPU memory")), qPrintable(status->text()));
     }
 
-    // The desktop switching to a dark theme while the incident is open turns the timeline dark at
-    // once (the palette change reaches it live); back to light, it is white again.
     void importCacheFromTheMenu()
     {
         // The viewer fills the cache, reopens from it, turns it off from File > Import Cache, and
@@ -157,6 +156,54 @@ private Q_SLOTS:
         QCOMPARE(cache.stats().entries, kept);
     }
 
+    // A folder of summaries opens like the incident; selecting a rank whose trace is on this
+    // machine reads that trace in place of its summary (the window's own pick of the top finding
+    // does not), and the findings stay the same.
+    void summaryRankOpensItsTrace()
+    {
+        QTemporaryDir dir;
+        const QString incident = dir.filePath(QStringLiteral("incident"));
+        const QString summaries = dir.filePath(QStringLiteral("summaries"));
+        QVERIFY(copyTree(kDemo, incident));
+        std::FILE *devnull = std::fopen("/dev/null", "w");
+        const int status = rs::SummarizeCommand::run({QStringLiteral("--time-zone=UTC"), QStringLiteral("--output"), summaries, incident},
+                                                     devnull, devnull);
+        std::fclose(devnull);
+        QCOMPARE(status, 0);
+        Application app(utc());
+        QVERIFY(openAndWait(app, {summaries}));
+        rs::MainWindow &w = app.window();
+        for (const rs::Source &s : w.session()->sources())
+            QCOMPARE(s.format, std::string("summary"));
+        const std::size_t findings = w.analysis()->findings.size();
+        QVERIFY(findings > 0);
+        QSignalSpy ready(&app, &Application::ready);
+        QVERIFY(!ready.wait(500)); // landing on the top finding opened nothing
+
+        QVERIFY(w.openFullDetail(rs::kNoRank) == false);
+        w.viewState()->setSelectedRank(rs::kNoRank);
+        w.viewState()->setSelectedRank(2); // the culprit, as a click in the Findings panel does
+        QVERIFY(ready.wait(120000));
+        int traces = 0, stillSummaries = 0;
+        for (const rs::Source &s : w.session()->sources()) {
+            if (s.format == "pytorch-trace") {
+                ++traces;
+                QCOMPARE(s.ranks, std::vector<rs::RankId>{2});
+                QVERIFY2(QString::fromStdString(s.path).startsWith(incident), s.path.c_str());
+            } else {
+                QCOMPARE(s.format, std::string("summary"));
+                ++stillSummaries;
+            }
+        }
+        QCOMPARE(traces, 1);
+        QVERIFY(stillSummaries > 0);
+        QCOMPARE(w.analysis()->findings.size(), findings);
+        // Rank 2 is a trace now: selecting it again reads nothing.
+        QVERIFY(!w.openFullDetail(2));
+    }
+
+    // The desktop switching to a dark theme while the incident is open turns the timeline dark at
+    // once (the palette change reaches it live); back to light, it is white again.
     void timelineFollowsTheDesktopTheme()
     {
         Application app(utc());

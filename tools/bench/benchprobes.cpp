@@ -6,6 +6,7 @@
 #include "exportprobes.h"
 #include "frameprobes.h"
 #include "cacheprobes.h"
+#include "summaryprobes.h"
 #endif
 
 #include <nlohmann/json.hpp>
@@ -136,6 +137,12 @@ ProbeOutcome BenchProbes::run(std::string_view name, const std::string &path)
         return FrameProbes::overview(path);
     else if (name == CacheProbes::kOff || name == CacheProbes::kOn)
         return CacheProbes::load(path, name == CacheProbes::kOn);
+    else if (name == SummaryProbes::kSummarize)
+        outcome = SummaryProbes::summarize(path);
+    else if (name == SummaryProbes::kOpen)
+        outcome = SummaryProbes::openAndAnalyse(path);
+    else if (name == SummaryProbes::kAnalyzeJson)
+        outcome = SummaryProbes::analyzeJson(path);
 #endif
     else
         throw std::runtime_error("unknown probe '" + std::string(name) + "'");

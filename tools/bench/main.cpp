@@ -6,8 +6,14 @@
 #include "benchprobes.h"
 #ifdef RANKSCOPE_BENCH_EXPORT
 #include "cacheprobes.h"
+#include "demoincident.h"
 #include "exportprobes.h"
 #include "frameprobes.h"
+#include "summaryprobes.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 #endif
 #include "benchreport.h"
 
@@ -41,6 +47,9 @@ struct Options {
     bool cache = false;     // the import cache: import, first import with the cache, reopen
     int ranks = 8;          // --cache: ranks (copies of the generated trace)
     bool skipBaseline = false; // --cache: no import without the cache (64 ranks of 1 GB do not fit in RAM)
+    bool ranksGiven = false;
+    bool summaries = false; // --summaries: summarise --ranks (1024) rank files, open them; compare a job's findings
+    int equalRanks = 64;    // --summaries: ranks of the incident whose findings are compared
 };
 
 void usage(std::FILE *to)
@@ -62,6 +71,12 @@ void usage(std::FILE *to)
         "  1000) at the full range and over 20 zoom/pan steps; (b) --ranks-b ranks (1024) of a\n"
         "  --small-mb MB trace (0.3) scrolled from top to bottom; (c) the Ranks Overview of (b) over 20\n"
         "  zoom/pan steps. Reports p50/p95/max, open time, peak RSS.\n"
+        "usage: rankscope-bench --summaries [--ranks N] [--size-mb N] [--equal-ranks N] [--json]\n"
+        "  Summaries at cluster scale: --ranks (1024) copies of an N MB trace (default 5) summarised\n"
+        "  two at a time (time per rank, summary size), then opened and analysed from the traces (the\n"
+        "  baseline) and from the summaries (time, peak RSS, their ratios); and the demo incident\n"
+        "  scaled to --equal-ranks (64) ranks analysed from its files and from their summaries, whose\n"
+        "  findings, story, spikes and per-rank metrics must be equal.\n"
         "usage: rankscope-bench --cache [--ranks N] [--size-mb N] [--json]\n"
         "  The import cache: --ranks (8) copies of an N MB trace (default 1000) opened as the viewer\n"
         "  does (two threads), each in a fresh process: without the cache (the baseline), the first\n"
@@ -86,10 +101,17 @@ bool parse(int argc, char **argv, Options &o)
             o.frames = true;
         } else if (a == "--cache") {
             o.cache = true;
+        } else if (a == "--summaries") {
+            o.summaries = true;
+        } else if (a == "--equal-ranks" && hasValue) {
+            o.equalRanks = std::atoi(argv[++i]);
+            if (o.equalRanks < 3)
+                return false;
         } else if (a == "--skip-baseline") {
             o.skipBaseline = true;
         } else if (a == "--ranks" && hasValue) {
             o.ranks = std::atoi(argv[++i]);
+            o.ranksGiven = true;
             if (o.ranks < 1)
                 return false;
         } else if (a == "--ranks-a" && hasValue) {
@@ -337,6 +359,116 @@ int runCache(const Options &o)
     }
     return status;
 }
+
+// One child run of `probe` on `path`; throws with the child's error.
+rs::bench::ChildResult child(std::string_view probe, const std::string &path, bool quiet, const char *what)
+{
+    if (!quiet)
+        std::fprintf(stderr, "  %s...\n", what);
+    auto r = rs::bench::ChildProcess::run({"--child", std::string(probe), path});
+    if (!r.ok)
+        throw std::runtime_error(std::string(what) + " failed: " + r.error);
+    return r;
+}
+
+int runSummaries(const Options &o)
+{
+    std::string pattern = (fs::temp_directory_path() / "rankscope-summaries-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) {
+        std::fprintf(stderr, "rankscope-bench: cannot create a temporary directory\n");
+        return 1;
+    }
+    const fs::path root = pattern;
+    const int ranks = o.ranksGiven ? o.ranks : 1024;
+    const double mb = o.sizeGiven ? o.sizeMb : 5.0;
+    const bool quiet = o.json;
+    ::setenv("RANKSCOPE_NO_CACHE", "1", 1);
+    int status = 0;
+    try {
+        // (1) Scale: one generated trace, hard-linked as rank-0 … rank-(N-1).
+        const fs::path a = root / "scale";
+        if (!quiet)
+            std::fprintf(stderr, "generating a %.1f MB trace for %d ranks in %s...\n", mb, ranks, a.c_str());
+        const auto trace = rs::tracegen::BenchmarkScenario::write(a / "src", static_cast<std::uint64_t>(mb * 1e6), false);
+        fs::create_directories(a / "traces");
+        for (int i = 0; i < ranks; ++i)
+            fs::create_hard_link(trace.file, a / "traces" / ("rank-" + std::to_string(i) + ".pt.trace.json"));
+        fs::remove(trace.file);
+        const auto sum = child(rs::bench::SummaryProbes::kSummarize, a.string(), quiet, "summarising every rank");
+        const auto openTraces = child(rs::bench::SummaryProbes::kOpen, (a / "traces").string(), quiet, "opening and analysing the traces");
+        const auto openSums = child(rs::bench::SummaryProbes::kOpen, (a / "summaries").string(), quiet, "opening and analysing the summaries");
+        const auto &sv = sum.outcome.values; // files, summary bytes, input bytes, slowest µs
+        const double jsonBytes = static_cast<double>(trace.jsonBytes) * ranks;
+
+        // (2) Equality: the demo incident at --equal-ranks ranks, from its files and its summaries.
+        const fs::path b = root / "incident";
+        if (!quiet)
+            std::fprintf(stderr, "writing the demo incident with %d ranks...\n", o.equalRanks);
+        rs::tracegen::DemoIncident::write(b / "traces", true, o.equalRanks);
+        std::ofstream(b / "ranks-from-content").put('\n');
+        child(rs::bench::SummaryProbes::kSummarize, b.string(), quiet, "summarising the incident");
+        child(rs::bench::SummaryProbes::kAnalyzeJson, (b / "traces").string(), quiet, "analysing the incident's files");
+        child(rs::bench::SummaryProbes::kAnalyzeJson, (b / "summaries").string(), quiet, "analysing its summaries");
+        const auto load = [](const fs::path &p) { return nlohmann::json::parse(std::ifstream(p), nullptr, false); };
+        const nlohmann::json fromFiles = load(b / "traces.analysis.json"), fromSummaries = load(b / "summaries.analysis.json");
+        std::vector<std::string> differ;
+        for (const char *key : {"summary", "findings", "spikes", "divergent_ranks", "ranks"})
+            if (fromFiles.is_discarded() || fromSummaries.is_discarded() || fromFiles[key] != fromSummaries[key])
+                differ.emplace_back(key);
+        const std::size_t findings = fromFiles.is_discarded() ? 0 : fromFiles["findings"].size();
+        const std::string headline = fromFiles.is_discarded() ? std::string() : fromFiles["summary"]["headline"].get<std::string>();
+        if (!differ.empty())
+            status = 1;
+
+        const double perRank = sum.outcome.seconds * 2.0 / ranks; // two at a time
+        const auto &ot = openTraces.outcome.values, &os = openSums.outcome.values; // ranks, findings, open µs, analysis µs
+        if (o.json) {
+            nlohmann::json doc = {
+                {"schema", "rankscope.bench/1"},
+                {"summaries",
+                 {{"ranks", ranks},
+                  {"trace_json_bytes", jsonBytes},
+                  {"summarize",
+                   {{"seconds", sum.outcome.seconds},
+                    {"seconds_per_rank", perRank},
+                    {"slowest_rank_seconds", sv[3] / 1e6},
+                    {"summary_bytes", sv[1]},
+                    {"summary_bytes_per_rank", sv[1] / ranks},
+                    {"peak_rss_bytes", sum.maxRssBytes}}},
+                  {"open_traces",
+                   {{"seconds", openTraces.outcome.seconds}, {"open_seconds", ot[2] / 1e6}, {"analysis_seconds", ot[3] / 1e6},
+                    {"peak_rss_bytes", openTraces.maxRssBytes}, {"findings", ot[1]}}},
+                  {"open_summaries",
+                   {{"seconds", openSums.outcome.seconds}, {"open_seconds", os[2] / 1e6}, {"analysis_seconds", os[3] / 1e6},
+                    {"peak_rss_bytes", openSums.maxRssBytes}, {"findings", os[1]}}},
+                  {"open_speedup", openTraces.outcome.seconds / std::max(1e-9, openSums.outcome.seconds)},
+                  {"rss_ratio", double(openSums.maxRssBytes) / double(std::max<std::int64_t>(1, openTraces.maxRssBytes))},
+                  {"equality", {{"ranks", o.equalRanks}, {"findings", findings}, {"equal", differ.empty()}, {"differ", differ}, {"headline", headline}}}}}};
+            std::printf("%s\n", doc.dump(1).c_str());
+        } else {
+            std::printf("%d ranks x %.1f MB of trace JSON (%.2f GB)\n", ranks, mb, jsonBytes / 1e9);
+            std::printf("  summarise, two at a time   %8.1f s   %.3f s per rank (slowest %.3f s)   %.1f KB per summary (%.2f%% of the JSON)\n",
+                        sum.outcome.seconds, perRank, sv[3] / 1e6, double(sv[1]) / ranks / 1e3, 100.0 * double(sv[1]) / jsonBytes);
+            std::printf("  open + analyse the traces  %8.2f s   (open %.2f s, analysis %.2f s)   peak RSS %6.0f MB   (baseline)\n",
+                        openTraces.outcome.seconds, ot[2] / 1e6, ot[3] / 1e6, openTraces.maxRssBytes / 1e6);
+            std::printf("  open + analyse summaries   %8.2f s   (open %.2f s, analysis %.2f s)   peak RSS %6.0f MB   %.1fx faster, %.3fx the memory\n",
+                        openSums.outcome.seconds, os[2] / 1e6, os[3] / 1e6, openSums.maxRssBytes / 1e6,
+                        openTraces.outcome.seconds / std::max(1e-9, openSums.outcome.seconds),
+                        double(openSums.maxRssBytes) / double(std::max<std::int64_t>(1, openTraces.maxRssBytes)));
+            std::printf("the demo incident at %d ranks: %zu findings; from summaries %s\n  \"%s\"\n", o.equalRanks, findings,
+                        differ.empty() ? "EQUAL (summary, findings, spikes, divergent ranks, per-rank metrics)" : "DIFFERENT",
+                        headline.c_str());
+            for (const std::string &k : differ)
+                std::printf("  differs: %s\n", k.c_str());
+        }
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "rankscope-bench: %s\n", e.what());
+        status = 1;
+    }
+    std::error_code ec;
+    fs::remove_all(root, ec);
+    return status;
+}
 #endif
 
 } // namespace
@@ -353,6 +485,14 @@ int main(int argc, char **argv)
     if (!parse(argc, argv, o)) {
         usage(stderr);
         return 2;
+    }
+    if (o.summaries) {
+#ifdef RANKSCOPE_BENCH_EXPORT
+        return runSummaries(o);
+#else
+        std::fputs("rankscope-bench: --summaries needs the application library (built without the viewer)\n", stderr);
+        return 2;
+#endif
     }
     if (o.cache) {
 #ifdef RANKSCOPE_BENCH_EXPORT

@@ -19,11 +19,12 @@ constexpr TimeNs kStart = 1723605165250000000;
 constexpr TimeNs kQuarterBase = 1719792000000000000;
 } // namespace
 
-JobConfig DemoIncident::config()
+JobConfig DemoIncident::config(int ranks)
 {
+    ranks = std::max(ranks, kStragglerRank + 1);
     JobConfig job;
-    job.worldSize = kRanks;
-    job.visibleDevices = kRanks;
+    job.worldSize = ranks;
+    job.visibleDevices = ranks;
     job.firstStep = 412;
     job.seed = 20240814;
     job.startNs = kStart;
@@ -40,15 +41,19 @@ JobConfig DemoIncident::config()
     const MicroBatchShape normal{6, 1024};
     const MicroBatchShape leftover{6, 2048};
     const std::int64_t buses[kRanks] = {0x07, 0x0f, 0x47, 0x4e};
-    for (int r = 0; r < kRanks; ++r) {
+    for (int r = 0; r < ranks; ++r) {
         RankPlan plan;
         plan.rank = r;
         plan.pid = 48211 + r;
         plan.device = r;
-        plan.clockSkewNs = skews[r];
-        plan.clockDriftPpm = drifts[r];
-        plan.computeSpeed = speeds[r];
-        plan.pciBus = buses[r];
+        // Beyond the demo's four, ranks get clocks, speeds and buses of the same spread, drawn
+        // from the rank number so the job stays deterministic.
+        const bool demo = r < kRanks;
+        const auto k = static_cast<std::uint64_t>(r) * 0x9e3779b97f4a7c15ull;
+        plan.clockSkewNs = demo ? skews[r] : static_cast<TimeNs>(k % 900001) - 450000;
+        plan.clockDriftPpm = demo ? drifts[r] : static_cast<double>((k >> 20) % 61) / 10.0 - 3.0;
+        plan.computeSpeed = demo ? speeds[r] : 0.996 + static_cast<double>((k >> 40) % 11) / 1000.0;
+        plan.pciBus = demo ? buses[r] : 0x80 + r % 0x70;
         for (int s = 0; s < kSteps; ++s) {
             std::vector<MicroBatchShape> step(kMicroBatches, normal);
             if (r == kStragglerRank && s + 1 == kSteps)
@@ -60,9 +65,9 @@ JobConfig DemoIncident::config()
     return job;
 }
 
-DemoIncident::Result DemoIncident::write(const std::filesystem::path &directory, bool gzip)
+DemoIncident::Result DemoIncident::write(const std::filesystem::path &directory, bool gzip, int ranks)
 {
-    TrainingJob job(config());
+    TrainingJob job(config(ranks));
     // Every kind of evidence the incident leaves behind is one JobListener watching the same run.
     KinetoTraceEvidence traces(directory, {gzip, 9});
     JobLogEvidence log(directory);

@@ -17,8 +17,10 @@ namespace rs::tracegen {
 class DemoIncident
 {
 public:
-    /// The scenario as a job configuration (deterministic: fixed seed, fixed clocks).
-    static JobConfig config();
+    /// The scenario as a job configuration (deterministic: fixed seed, fixed clocks). `ranks`
+    /// other than 4 scales the same incident to a larger job (rank 2 still runs out of memory;
+    /// the benchmark's 64-rank set), one node of that many GPUs.
+    static JobConfig config(int ranks = 4);
 
     struct Result {
         JobRecord record;
@@ -26,7 +28,7 @@ public:
         std::int64_t smiRows = 0;                  ///< whole data rows in nvidia-smi.csv
     };
     /// Writes every piece of evidence into `directory` (created if missing). Throws on I/O errors.
-    static Result write(const std::filesystem::path &directory, bool gzip = true);
+    static Result write(const std::filesystem::path &directory, bool gzip = true, int ranks = 4);
 };
 
 } // namespace rs::tracegen

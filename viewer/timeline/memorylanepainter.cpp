@@ -23,7 +23,7 @@ std::vector<MemoryLanePainter::Curve> MemoryLanePainter::curvesOf(const Session 
         const QString suffix = t.device != device ? tr(" (GPU %1)").arg(t.device) : QString();
         // The same reading as the screen: snapshot totals dotted in the rank's colours (the same
         // allocator), nvidia-smi dashed and neutral (the whole device, not just PyTorch).
-        const bool snapshot = t.source < s.sources().size() && s.sources()[t.source].format == "memory-snapshot";
+        const bool snapshot = t.source < s.sources().size() && s.sources()[t.source].contentFormat() == "memory-snapshot";
         switch (t.kind) {
         case TrackKind::MemoryAllocated:
             if (snapshot)
