@@ -1,6 +1,7 @@
 #include "sessionloader.h"
 
 #include "cache/sourcecache.h"
+#include "workerthreads.h"
 #include "importerregistry.h"
 #include "sessionbuilder.h"
 
@@ -113,14 +114,7 @@ SessionPtr SessionLoader::run(Progress *progress) const
                 ++progress->filesDone;
         }
     };
-    unsigned threads = m_threads ? m_threads : std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (auto &t : pool)
-        t.join();
+    runWorkerThreads(m_threads, n, worker);
 
     SessionBuilder builder;
     for (const auto &[path, rank] : m_overrides)

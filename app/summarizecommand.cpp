@@ -4,6 +4,7 @@
 #include "importerregistry.h"
 #include "summarizer.h"
 #include "summary/summaryfile.h"
+#include "workerthreads.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +12,6 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <thread>
 
 namespace rs {
 
@@ -126,15 +126,7 @@ int SummarizeCommand::run(const QStringList &args, std::FILE *out, std::FILE *er
             results[i] = Summarizer::run(files[i], outputs[i], o);
         }
     };
-    if (threads == 0)
-        threads = std::max(1u, std::thread::hardware_concurrency());
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(files.size(), 1)));
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (auto &t : pool)
-        t.join();
+    runWorkerThreads(threads, files.size(), worker);
 
     int written = 0;
     bool problems = false;

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "sessionloader.h"
 #include "summarizer.h"
+#include "workerthreads.h"
 
 #include <QStringList>
 
@@ -12,7 +13,6 @@
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
-#include <thread>
 
 namespace rs::bench {
 
@@ -49,9 +49,7 @@ ProbeOutcome SummaryProbes::summarize(const std::string &dir)
             results[i] = Summarizer::run(files[i], (out / Summarizer::outputName(files[i])).string(), o);
         }
     };
-    std::thread second(worker);
-    worker();
-    second.join();
+    runWorkerThreads(2, files.size(), worker);
     ProbeOutcome r;
     r.seconds = since(t0);
     std::int64_t summaryBytes = 0, inputBytes = 0;
@@ -72,6 +70,13 @@ ProbeOutcome SummaryProbes::openAndAnalyse(const std::string &dir)
     SessionLoader::Options o;
     o.threads = 2;
     o.timeZone = "UTC";
+    // Hard links of one trace all say rank 0 inside: their names give the ranks, as for summarize.
+    if (!fs::exists(fs::path(dir).parent_path() / "ranks-from-content"))
+        for (const auto &e : fs::directory_iterator(dir)) {
+            const std::string name = e.path().filename().string();
+            if (name.rfind("rank-", 0) == 0)
+                o.rankOverrides[e.path().string()] = std::atoi(name.c_str() + 5);
+        }
     const auto t0 = std::chrono::steady_clock::now();
     SessionLoader loader({dir}, o);
     const SessionPtr s = loader.run();
@@ -81,6 +86,8 @@ ProbeOutcome SummaryProbes::openAndAnalyse(const std::string &dir)
     const double analysis = since(t1);
     ProbeOutcome r;
     r.seconds = since(t0);
+    if (!o.rankOverrides.empty() && s->ranks().size() != o.rankOverrides.size())
+        throw std::runtime_error(dir + ": " + std::to_string(s->ranks().size()) + " ranks for " + std::to_string(o.rankOverrides.size()) + " rank files");
     r.values = {static_cast<std::int64_t>(s->ranks().size()), static_cast<std::int64_t>(a.findings.size()),
                 static_cast<std::int64_t>(open * 1e6), static_cast<std::int64_t>(analysis * 1e6)};
     return r;
