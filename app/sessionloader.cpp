@@ -40,18 +40,21 @@ SessionLoader::SessionLoader(std::vector<std::string> paths, const Options &opti
         auto c = fs::weakly_canonical(p, ec);
         return ec ? p : c.string();
     };
-    for (const auto &[path, rank] : rankOverrides) {
-        const std::string want = canonical(path);
+    // Each file is made canonical once: matching every override against every file by path
+    // took seconds for a thousand ranks with a rank choice each (a million filesystem calls).
+    std::multimap<std::string, const std::string *> byCanonical;
+    if (!rankOverrides.empty() || !options.rankMaps.empty())
         for (const auto &f : m_files)
-            if (f == path || canonical(f) == want)
-                m_overrides[f] = rank;
-    }
-    for (const auto &[path, map] : options.rankMaps) {
-        const std::string want = canonical(path);
-        for (const auto &f : m_files)
-            if (f == path || canonical(f) == want)
-                m_rankMaps[f] = map;
-    }
+            byCanonical.emplace(canonical(f), &f);
+    auto matching = [&](const std::string &path, auto &&apply) {
+        const auto [lo, hi] = byCanonical.equal_range(canonical(path));
+        for (auto it = lo; it != hi; ++it)
+            apply(*it->second);
+    };
+    for (const auto &[path, rank] : rankOverrides)
+        matching(path, [&, r = rank](const std::string &f) { m_overrides[f] = r; });
+    for (const auto &[path, map] : options.rankMaps)
+        matching(path, [&, m = &map](const std::string &f) { m_rankMaps[f] = *m; });
 }
 
 SessionPtr SessionLoader::run(Progress *progress) const
