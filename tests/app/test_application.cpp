@@ -202,6 +202,49 @@ private Q_SLOTS:
         QVERIFY(!w.openFullDetail(2));
     }
 
+    // Ctrl+S with the timeline focused after an annotation was edited saves the session; it never
+    // zooms the timeline out, also when Save cannot run; Ctrl+W does not zoom either (W alone does).
+    void windowShortcutsWinOverTimelineKeys()
+    {
+        QTemporaryDir dir;
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        rs::MainWindow &w = app.window();
+        QSignalSpy saved(&app.sessionFiles(), &rs::SessionFileController::saved);
+        w.saveSessionTo(dir.filePath(QStringLiteral("incident.rankscope")));
+        QVERIFY(saved.wait(60000));
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QAction *save = nullptr;
+        for (QAction *a : w.findChildren<QAction *>())
+            if (a->shortcut() == QKeySequence(QKeySequence::Save))
+                save = a;
+        QVERIFY(save && save->isEnabled());
+
+        rs::AnnotationStore *store = w.annotationStore();
+        QVERIFY(!store->annotations().empty());
+        Annotation edited = store->annotations().front();
+        edited.text += QStringLiteral(" (checked)");
+        QVERIFY(store->update(edited));
+        w.timeline()->setFocus();
+        QTest::keyClick(w.timeline(), Qt::Key_W); // zoomed in, so a zoom out would show
+        const rs::TimeRange before = w.viewState()->visibleRange();
+        QVERIFY(before.duration() < w.viewState()->fullRange().duration());
+        QTest::keyClick(w.timeline(), Qt::Key_S, Qt::ControlModifier);
+        QVERIFY(saved.wait(60000));
+        QCOMPARE(saved.count(), 2);
+        QCOMPARE(w.viewState()->visibleRange(), before);
+
+        save->setEnabled(false);
+        QTest::keyClick(w.timeline(), Qt::Key_S, Qt::ControlModifier);
+        QCOMPARE(w.viewState()->visibleRange(), before);
+        QTest::keyClick(w.timeline(), Qt::Key_W, Qt::ControlModifier);
+        QCOMPARE(w.viewState()->visibleRange(), before);
+        QTest::keyClick(w.timeline(), Qt::Key_S); // the plain key still zooms out
+        QVERIFY(w.viewState()->visibleRange().duration() > before.duration());
+    }
+
     // The desktop switching to a dark theme while the incident is open turns the timeline dark at
     // once (the palette change reaches it live); back to light, it is white again.
     void timelineFollowsTheDesktopTheme()

@@ -717,11 +717,20 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     // Delete/Backspace, Return and Escape act on the selected annotation first, when there is one.
     if (m_annotations->handleKey(event))
         return;
-    switch (event->key()) {
+    // Navigation letters are plain keys: Ctrl+S, Ctrl+W, Ctrl+A, Ctrl+D belong to the window (Save,
+    // Close, ...) and reach it, even when its action cannot take them now.
+    const bool plain = !(event->modifiers() & (Qt::ControlModifier | Qt::MetaModifier | Qt::AltModifier));
+    switch (plain ? event->key() : 0) {
     case Qt::Key_W: zoomAround(kZoomStep, mouse); return;
     case Qt::Key_S: zoomAround(1.0 / kZoomStep, mouse); return;
     case Qt::Key_A: panByFraction(-kPanStep); return;
     case Qt::Key_D: panByFraction(kPanStep); return;
+    case Qt::Key_F: focusSelection(); return;
+    case Qt::Key_Period: selectNextEvent(); return;
+    case Qt::Key_Comma: selectPreviousEvent(); return;
+    default: break;
+    }
+    switch (event->key()) {
     case Qt::Key_Left:
         if (alt)
             m_state->goBack();
@@ -735,10 +744,7 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
             panByFraction(kPanStep);
         return;
     case Qt::Key_Backspace: m_state->goBack(); return;
-    case Qt::Key_F: focusSelection(); return;
     case Qt::Key_Escape: m_state->clearSelection(); return;
-    case Qt::Key_Period: selectNextEvent(); return;
-    case Qt::Key_Comma: selectPreviousEvent(); return;
     case Qt::Key_Question: showShortcutSheet(); return;
     case Qt::Key_P:
         if (event->modifiers() & Qt::ControlModifier) {
