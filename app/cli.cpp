@@ -4,6 +4,7 @@
 #include "exportcommand.h"
 #include "summarizecommand.h"
 #include "summarizer.h"
+#include "versioninfo.h"
 #include "sessionloader.h"
 
 #include <nlohmann/json.hpp>
@@ -383,7 +384,7 @@ int Cli::run(const QStringList &args, std::FILE *out, std::FILE *err)
         return Ok;
     }
     if (cmd == QLatin1String("--version")) {
-        std::fputs("rankscope " RANKSCOPE_VERSION "\n", out);
+        std::fputs(VersionInfo::text().toUtf8().constData(), out);
         return Ok;
     }
     if (cmd == QLatin1String("inspect"))

@@ -2,6 +2,7 @@
 // argument names one.
 
 #include "application.h"
+#include "versioninfo.h"
 #include "charts/memorychartrenderer.h"
 #include "cli.h"
 
@@ -37,7 +38,7 @@ int main(int argc, char **argv)
         args << QString::fromLocal8Bit(argv[i]);
     QCoreApplication::setOrganizationName(QStringLiteral("RankScope"));
     QCoreApplication::setApplicationName(QStringLiteral("RankScope"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(RANKSCOPE_VERSION));
+    QCoreApplication::setApplicationVersion(rs::VersionInfo::version());
 
     if (!args.isEmpty() && args.front() == QLatin1String("export")) {
         // Export draws (fonts, QPainter on images, SVG, PDF) but never shows a window: on the

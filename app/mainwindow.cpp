@@ -25,6 +25,7 @@
 #include "welcomepage.h"
 #include "cache/sourcecache.h"
 #include "fulldetail.h"
+#include "versioninfo.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -265,8 +266,10 @@ void MainWindow::createActions()
                            tr("<h3>RankScope %1</h3>"
                               "<p>A viewer for distributed PyTorch training incidents: every rank's profiler "
                               "traces, memory counters, NCCL and job logs on one time axis.</p>"
-                              "<p>Everything stays on this machine; nothing is uploaded.</p>")
-                               .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
+                              "<p>Everything stays on this machine; nothing is uploaded.</p>"
+                              "<p>Running with %2.</p>")
+                               .arg(VersionInfo::version().toHtmlEscaped(),
+                                    VersionInfo::libraries().join(QStringLiteral(", ")).toHtmlEscaped()));
     });
 }
 

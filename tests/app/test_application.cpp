@@ -6,6 +6,7 @@
 #include "application.h"
 #include "cache/sourcecache.h"
 #include "summarizecommand.h"
+#include "versioninfo.h"
 #include "testtrace.h"
 
 #include "annotations/annotationstore.h"
@@ -36,6 +37,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
 #include <QLabel>
 #include <QRadioButton>
@@ -200,6 +202,30 @@ private Q_SLOTS:
         QCOMPARE(w.analysis()->findings.size(), findings);
         // Rank 2 is a trace now: selecting it again reads nothing.
         QVERIFY(!w.openFullDetail(2));
+    }
+
+    // Help > About names the version (with the commit it was built from) and the libraries, as
+    // --version does.
+    void aboutNamesVersionAndLibraries()
+    {
+        Application app(utc());
+        QAction *about = nullptr;
+        for (QAction *a : app.window().findChildren<QAction *>())
+            if (a->menuRole() == QAction::AboutRole)
+                about = a;
+        QVERIFY(about);
+        QString shown;
+        QTimer::singleShot(0, &app.window(), [&shown] {
+            for (QWidget *w : QApplication::topLevelWidgets())
+                if (auto *box = qobject_cast<QMessageBox *>(w); box && box->isVisible()) {
+                    shown = box->text();
+                    box->accept();
+                }
+        });
+        about->trigger();
+        QVERIFY2(shown.contains(rs::VersionInfo::version().toHtmlEscaped()), qPrintable(shown));
+        for (const QString &lib : rs::VersionInfo::libraries())
+            QVERIFY2(shown.contains(lib.toHtmlEscaped()), qPrintable(shown));
     }
 
     // Ctrl+S with the timeline focused after an annotation was edited saves the session; it never

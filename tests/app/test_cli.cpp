@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -46,6 +47,7 @@ private Q_SLOTS:
     void invalidUtf8InMessagesStaysValidJson();
     void realSamples_data();
     void realSamples();
+    void versionNamesBuildAndLibraries();
 };
 
 void TestCli::inspectJsonShape()
@@ -354,6 +356,25 @@ void TestCli::commandLineLinksNoWidgets()
     QVERIFY(loaded.contains("libQt6Gui"));
     QVERIFY2(!loaded.contains("libQt6Widgets"), "the CLI library pulls in Qt Widgets");
     QVERIFY2(!loaded.contains("libqcustomplot"), "the CLI library pulls in QCustomPlot");
+}
+
+void TestCli::versionNamesBuildAndLibraries()
+{
+    const Result r = runCli({QStringLiteral("--version")});
+    QCOMPARE(r.status, 0);
+    const QString out = QString::fromStdString(r.out);
+    QVERIFY2(out.startsWith(QStringLiteral("rankscope " RANKSCOPE_VERSION)), r.out.c_str());
+    // Each library with a version number, as loaded (Qt, zstd, SQLite) or built with.
+    for (const char *lib : {"Qt 6.", "QCustomPlot 2.", "zstd 1.", "nlohmann_json 3.", "SQLite 3."})
+        QVERIFY2(out.contains(QStringLiteral("\n  ") + QLatin1String(lib)), r.out.c_str());
+    // Built from a git checkout: the commit it was built from is named.
+    QProcess git;
+    git.start(QStringLiteral("git"), {QStringLiteral("-C"), QStringLiteral(RANKSCOPE_SOURCE_DIR), QStringLiteral("rev-parse"),
+                                      QStringLiteral("--short=7"), QStringLiteral("HEAD")});
+    if (git.waitForFinished(10000) && git.exitStatus() == QProcess::NormalExit && git.exitCode() == 0) {
+        const QString head = QString::fromLatin1(git.readAllStandardOutput()).trimmed();
+        QVERIFY2(out.contains(QStringLiteral("(git ")) && out.contains(head.left(7)), qPrintable(out + QStringLiteral(" / HEAD ") + head));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCli)
