@@ -385,6 +385,46 @@ void LogParser::piece(const Piece &p)
     watchdog(owner, c.body, index);
 }
 
+namespace {
+
+// `word` as a level field of a logging format: bracketed, between " - " or after "| " in the first
+// 160 characters, or the line's first word ("WARNING: ...", "ERROR  | ...").
+bool levelField(std::string_view text, std::string_view word)
+{
+    const std::string_view head = text.substr(0, 160);
+    const std::string w(word);
+    for (const std::string &form : {"[" + w + "]", "- " + w + " -", "| " + w + " ", "|" + w + "|"})
+        if (head.find(form) != std::string_view::npos)
+            return true;
+    std::size_t i = 0;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '|' || text[i] == '\t'))
+        ++i;
+    const std::string_view first = text.substr(i);
+    return first.starts_with(word)
+        && (first.size() == word.size() || !std::isalnum(static_cast<unsigned char>(first[word.size()])));
+}
+
+// Python's warnings module: "/path/module.py:557: UserWarning: ..." (any ...Warning category).
+bool pythonWarning(std::string_view text)
+{
+    const std::size_t py = text.find(".py:");
+    if (py == std::string_view::npos || py > 400)
+        return false;
+    std::size_t i = py + 4;
+    const std::size_t digits = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+        ++i;
+    if (i == digits || text.substr(i, 2) != ": ")
+        return false;
+    i += 2;
+    const std::size_t name = i;
+    while (i < text.size() && std::isalnum(static_cast<unsigned char>(text[i])))
+        ++i;
+    return i > name && text.substr(name, i - name).ends_with("Warning") && text.substr(i, 1) == ":";
+}
+
+} // namespace
+
 LogParser::Classified LogParser::classify(std::string_view text)
 {
     Classified c;
@@ -414,15 +454,18 @@ LogParser::Classified LogParser::classify(std::string_view text)
         } else if (contentFlags(text) & (LogFlagUnusedParameters | LogFlagDesync | LogFlagWatchdogTimeout)) {
             c.kind = LogKind::PyTorch;
             c.level = contains(text, "Error") ? LogLevel::Error : LogLevel::Warning;
+        } else if (pythonWarning(text)) {
+            c.level = LogLevel::Warning;
         } else {
-            // Logging modules state their level near the start: "[WARNING] ...", "... - ERROR - ...".
-            const std::string_view head = text.substr(0, 80);
-            for (std::string_view w : {"[ERROR]", " ERROR ", "ERROR:", "- ERROR -", "[CRITICAL]", "CRITICAL:"})
-                if (contains(head, w))
+            // Logging modules state their level as a field near the start: "[WARNING] ...",
+            // "... - ERROR - ...", "| WARNING | ...", or as the line's first word. The same word
+            // inside the message ("no WARNING issued") is not a level.
+            for (std::string_view w : {"ERROR", "CRITICAL", "FATAL"})
+                if (levelField(text, w))
                     c.level = LogLevel::Error;
             if (c.level == LogLevel::Info)
-                for (std::string_view w : {"[WARNING]", " WARNING ", "WARNING:", "- WARNING -", "[WARN]", " WARN "})
-                    if (contains(head, w))
+                for (std::string_view w : {"WARNING", "WARN"})
+                    if (levelField(text, w))
                         c.level = LogLevel::Warning;
         }
     }

@@ -90,6 +90,8 @@ private Q_SLOTS:
     void slurmFixture();
     void alcfSample();
     void bigscienceSample();
+    void levelFollowsTheLine_data();
+    void levelFollowsTheLine();
 };
 
 void TestLogVariants::launcherFailures_data()
@@ -697,6 +699,43 @@ void TestLogVariants::bigscienceSample()
     for (const NcclCommInfo &c : b.logs().comms)
         sizes.insert(c.nranks);
     QCOMPARE(sizes, (std::set<int>{1, 2, 4, 16, 64}));
+}
+
+
+void TestLogVariants::levelFollowsTheLine_data()
+{
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<int>("level");
+    const int info = int(LogLevel::Info), warning = int(LogLevel::Warning), error = int(LogLevel::Error);
+    // The level the writer gave the line, wherever its logging format puts it.
+    QTest::newRow("elastic agent, bracketed after a long logger name")
+        << QStringLiteral("[2024-08-14 03:13:33,120] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 48213 closing signal SIGTERM")
+        << warning;
+    QTest::newRow("elastic agent, error") << QStringLiteral(
+        "[2024-08-14 03:13:33,418] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 2 (pid: 48213) of binary: /usr/bin/python3")
+                                          << error;
+    QTest::newRow("glog W") << QStringLiteral("W0814 03:12:45.123000 140246 torch/distributed/run.py:793] Setting OMP_NUM_THREADS environment variable for each process to be 1")
+                            << warning;
+    QTest::newRow("python logging, module prefix") << QStringLiteral("WARNING:torch.distributed.run:*****************************************") << warning;
+    QTest::newRow("python warnings module") << QStringLiteral(
+        "/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py:557: UserWarning: This DataLoader will create 16 worker processes in total.")
+                                            << warning;
+    QTest::newRow("python FutureWarning") << QStringLiteral(
+        "/opt/conda/lib/python3.10/site-packages/transformers/training_args.py:1494: FutureWarning: `evaluation_strategy` is deprecated") << warning;
+    QTest::newRow("logging dash format") << QStringLiteral("2024-08-14 03:12:45,123 - trainer - WARNING - gradient overflow, skipping step") << warning;
+    QTest::newRow("loguru bar format") << QStringLiteral("2024-08-14 03:12:45.123 | WARNING  | train:step:88 - loss is nan") << warning;
+    QTest::newRow("plain info") << QStringLiteral("INFO:torch.distributed.run:Using nproc_per_node=4.") << info;
+    QTest::newRow("a warning named in the text is not a level")
+        << QStringLiteral("step 88: loss 2.31, lr 3e-4, no WARNING issued by the scheduler this time around, throughput steady at 1.2k tok/s") << info;
+}
+
+void TestLogVariants::levelFollowsTheLine()
+{
+    QFETCH(QString, line);
+    QFETCH(int, level);
+    const SourceBuilder b = parse(line.toStdString() + "\n");
+    QCOMPARE(b.logs().records.size(), std::size_t(1));
+    QCOMPARE(int(b.logs().records[0].level), level);
 }
 
 QTEST_GUILESS_MAIN(TestLogVariants)
