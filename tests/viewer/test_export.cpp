@@ -112,6 +112,7 @@ private Q_SLOTS:
     void svg();
     void pdf();
     void report();
+    void reportFromANarrowWindowStillZooms();
     void mergedTrace();
     void emptySession();
     void findingsList();
@@ -303,6 +304,28 @@ void TestExport::report()
     QVERIFY2(text.contains(QStringLiteral("Around the incident's cause (oom)")), qPrintable(text));
     QVERIFY(!text.contains(m_dir.path() + QStringLiteral("/ticket/incident-")));
     QVERIFY(text.contains(QStringLiteral("Generated 2026-01-01 00:00 UTC")));
+}
+
+void TestExport::reportFromANarrowWindowStillZooms()
+{
+    // A saved session's view may already be zoomed (or elsewhere): the report still shows the
+    // cause in its own image, zoomed on the whole session, not on the saved window.
+    const Finding *oom = nullptr;
+    for (const Finding &f : m_analysis->findings)
+        if (f.id == "oom")
+            oom = &f;
+    QVERIFY(oom && oom->timeNs);
+    for (const TimeRange window : {TimeRange{*oom->timeNs - 2'000'000'000LL, *oom->timeNs + 1'000'000'000LL},
+                                   TimeRange{*oom->timeNs - 40'000'000'000LL, *oom->timeNs - 30'000'000'000LL}}) {
+        FigureOptions narrow = demoOptions();
+        narrow.range = window;
+        const QString md = m_dir.filePath(QStringLiteral("narrow/incident.md"));
+        QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("narrow"))));
+        QStringList written;
+        QString error;
+        QVERIFY2(ReportWriter::write(md, m_session, m_analysis, narrow, {}, &error, &written), qPrintable(error));
+        QVERIFY2(written.contains(ReportWriter::imagePath(md, QStringLiteral("finding"))), qPrintable(written.join(QLatin1Char(' '))));
+    }
 }
 
 void TestExport::mergedTrace()

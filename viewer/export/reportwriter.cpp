@@ -115,7 +115,11 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
         for (const Finding &f : result.findings)
             if (!cause && f.timeNs && (!top || f.severity > top->severity))
                 top = &f;
-        const TimeRange window = top ? findingWindow(*top, result, timeline.range()) : TimeRange{};
+        // Zoomed within the whole session, not the figure's window: a saved session's view may
+        // already be narrow, or elsewhere, and the report must still show the cause.
+        FigureOptions whole = timelineOptions;
+        whole.range = {};
+        const TimeRange window = top ? findingWindow(*top, result, FigureRenderer(session, analysis, whole).range()) : TimeRange{};
         if (!window.isEmpty()) {
             FigureOptions zoom = timelineOptions;
             zoom.range = window;
