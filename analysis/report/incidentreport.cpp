@@ -176,6 +176,30 @@ void findings(std::string &md, const AnalysisResult &r, const IncidentSummary &s
     }
 }
 
+// What the people working the incident wrote on the timeline, right after what the analysis found.
+void notesSection(std::string &md, const std::vector<IncidentReport::Note> &notes, TimeNs t0)
+{
+    if (notes.empty())
+        return;
+    std::vector<const IncidentReport::Note *> sorted;
+    for (const IncidentReport::Note &n : notes)
+        sorted.push_back(&n);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto *a, const auto *b) { return a->time < b->time; });
+    md += "## Notes\n\n";
+    for (const IncidentReport::Note *n : sorted) {
+        const std::string where = n->rank == kNoRank ? std::string("Job") : "Rank " + std::to_string(n->rank);
+        std::string when = relative(n->time, t0) + " (" + utc(n->time) + ")";
+        if (n->kind == "range")
+            when = relative(n->time, t0) + " to " + relative(n->endTime, t0) + " (" + utc(n->time) + ")";
+        else if (n->kind == "arrow")
+            when += " → " + (n->endRank == kNoRank ? std::string("job") : "rank " + std::to_string(n->endRank)) + " at "
+                + relative(n->endTime, t0);
+        const std::string text = n->text.empty() ? std::string("(no text)") : IncidentReport::escape(n->text);
+        md += "- **" + where + "**, " + when + ": " + text + "\n";
+    }
+    md += "\n";
+}
+
 void metricsTable(std::string &md, const AnalysisResult &r)
 {
     md += "## Per-rank metrics\n\n";
@@ -396,6 +420,7 @@ std::string IncidentReport::markdown(const Session &session, const AnalysisResul
         md += "Generated " + escape(options.generatedAt) + " by RankScope.\n\n";
     summary(md, session, result, options, t0, t1);
     findings(md, result, told, t0);
+    notesSection(md, options.notes, t0);
     metricsTable(md, result);
     alignmentTable(md, result);
     spikesTable(md, result, t0, options.maxSpikes);

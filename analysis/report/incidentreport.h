@@ -22,12 +22,22 @@ public:
         std::string path;    ///< relative to the report (the images are written beside it)
         std::string caption; ///< one line, user text (escaped)
     };
+    /// A note the user put on the timeline (an annotation they made, not one of a finding).
+    struct Note {
+        std::string kind = "note";        ///< "note", "arrow" or "range"
+        RankId rank = kNoRank;            ///< the rank it sits on; kNoRank: the whole job
+        RankId endRank = kNoRank;         ///< an arrow's head rank
+        TimeNs time = 0;                  ///< aligned ns: the moment, an arrow's tail, a range's start
+        TimeNs endTime = 0;               ///< an arrow's head or a range's end (== time for a note)
+        std::string text;                 ///< user text (escaped)
+    };
     struct Options {
         std::string title = "RankScope incident report"; ///< user text (escaped)
         std::string generatedAt;                  ///< shown as given, e.g. "2026-11-29 12:00 UTC"; "" omits it
         std::vector<Image> images;                ///< embedded in the "Images" section, in order
         std::optional<TimeRange> range;           ///< aligned-axis range the images show, if restricted
         std::size_t maxSpikes = 10;               ///< rows of the "Allocation spikes" table
+        std::vector<Note> notes;                  ///< the "Notes" section, in time order; none: no section
     };
 
     static std::string markdown(const Session &session, const AnalysisResult &result, const Options &options);

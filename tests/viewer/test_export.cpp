@@ -283,7 +283,24 @@ void TestExport::report()
     QString error;
     ReportWriter::Options ro;
     ro.generatedAt = QStringLiteral("2026-01-01 00:00 UTC");
-    QVERIFY2(ReportWriter::write(md, m_session, m_analysis, demoOptions(), ro, &error, &written), qPrintable(error));
+    // A note and a range the user made, and a finding's annotation (already its finding).
+    FigureOptions figure = demoOptions();
+    Annotation note;
+    note.kind = Annotation::Kind::Note;
+    note.rank = 2;
+    note.time = m_session->ranks().front().timeRange.begin + 5'000'000'000LL;
+    note.endTime = note.time;
+    note.text = QStringLiteral("restarted the data loader here *by hand*");
+    Annotation range = note;
+    range.kind = Annotation::Kind::Range;
+    range.rank = kNoRank;
+    range.endTime = note.time + 2'000'000'000LL;
+    range.text = QStringLiteral("checkpoint save");
+    Annotation fromFinding = note;
+    fromFinding.origin = Annotation::Origin::Finding;
+    fromFinding.text = QStringLiteral("finding annotation text");
+    figure.annotations = {range, note, fromFinding};
+    QVERIFY2(ReportWriter::write(md, m_session, m_analysis, figure, ro, &error, &written), qPrintable(error));
     QCOMPARE(written.value(0), md);
     QVERIFY(written.contains(ReportWriter::imagePath(md, QStringLiteral("timeline"))));
     QVERIFY2(written.contains(ReportWriter::imagePath(md, QStringLiteral("finding"))), "the OOM is a sliver of 88 s: zoomed");
@@ -304,6 +321,15 @@ void TestExport::report()
     QVERIFY2(text.contains(QStringLiteral("Around the incident's cause (oom)")), qPrintable(text));
     QVERIFY(!text.contains(m_dir.path() + QStringLiteral("/ticket/incident-")));
     QVERIFY(text.contains(QStringLiteral("Generated 2026-01-01 00:00 UTC")));
+    // The user's notes, in time order, escaped; not the finding's annotation.
+    const qsizetype notes = text.indexOf(QStringLiteral("\n## Notes\n"));
+    QVERIFY2(notes > text.indexOf(QStringLiteral("## Findings")) && notes < text.indexOf(QStringLiteral("## Per-rank metrics")), qPrintable(text));
+    const qsizetype rangeAt = text.indexOf(QStringLiteral("- **Job**, "), notes);
+    const qsizetype noteAt = text.indexOf(QStringLiteral("- **Rank 2**, "), notes);
+    QVERIFY(rangeAt > notes && noteAt > notes);
+    QVERIFY(text.indexOf(QStringLiteral(": checkpoint save"), rangeAt) > rangeAt);
+    QVERIFY2(text.contains(QStringLiteral("restarted the data loader here \\*by hand\\*")), qPrintable(text.mid(notes, 400)));
+    QVERIFY(!text.contains(QStringLiteral("finding annotation text")));
 }
 
 void TestExport::reportFromANarrowWindowStillZooms()

@@ -72,6 +72,20 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
                          .toStdString();
     if (!figure.range.isEmpty())
         ro.range = timeline.range();
+    // The user's own notes, arrows and ranges go into the report's text too (a finding's annotation
+    // is already its finding).
+    for (const Annotation &a : figure.annotations) {
+        if (a.origin != Annotation::Origin::User)
+            continue;
+        IncidentReport::Note n;
+        n.kind = a.kind == Annotation::Kind::Arrow ? "arrow" : a.kind == Annotation::Kind::Range ? "range" : "note";
+        n.rank = a.rank;
+        n.endRank = a.endRank;
+        n.time = a.time;
+        n.endTime = a.endTime;
+        n.text = a.text.toStdString();
+        ro.notes.push_back(std::move(n));
+    }
 
     const QString timelinePath = imagePath(mdPath, QStringLiteral("timeline"));
     if (!exporter.exportTo(timelinePath, FigureExporter::Format::Png, timelineOptions, error))
