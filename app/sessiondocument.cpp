@@ -6,6 +6,7 @@
 #include "timeline/lanelayout.h"
 
 #include <QDir>
+#include <QTimeZone>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
@@ -124,7 +125,9 @@ SessionDocument SessionDocument::describe(const Session &session, const SessionL
                                           const QString &documentPath)
 {
     SessionDocument doc;
-    doc.timeZone = options.timeZone;
+    // "Local" is this machine's zone: the session names it, so the zone-less stamps (nvidia-smi,
+    // logs) it was read with mean the same on the machine that opens it next.
+    doc.timeZone = options.timeZone.empty() ? QTimeZone::systemTimeZoneId().toStdString() : options.timeZone;
     const QDir base = QFileInfo(documentPath).absoluteDir();
     std::map<std::string, RankId> overrides;
     for (const auto &[path, rank] : options.rankOverrides)

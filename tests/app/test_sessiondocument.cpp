@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <ctime>
+
 using rs::Annotation;
 using rs::SessionDocument;
 
@@ -270,6 +272,28 @@ private Q_SLOTS:
         const auto r = SessionDocument::resolve(doc, docPath);
         QVERIFY(r.problems.empty());
         QCOMPARE(r.paths.size(), doc.sources.size());
+    }
+
+    // Opened in the machine's local zone, the session names that zone: reopened elsewhere (another
+    // TZ), its zone-less stamps are read as they were.
+    void localZoneIsNamed()
+    {
+        const QByteArray oldTz = qgetenv("TZ");
+        qputenv("TZ", "America/New_York");
+        ::tzset();
+        const QString demo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
+        rs::SessionLoader::Options options; // no zone given: local
+        const auto session = rs::SessionLoader({demo.toStdString()}, options).run();
+        const SessionDocument doc =
+            SessionDocument::describe(*session, options, QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/incident.rankscope"));
+        if (oldTz.isNull())
+            qunsetenv("TZ");
+        else
+            qputenv("TZ", oldTz);
+        ::tzset();
+        QCOMPARE(doc.timeZone, std::string("America/New_York"));
+        QCOMPARE(SessionDocument::resolve(doc, QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/incident.rankscope")).options.timeZone,
+                 std::string("America/New_York"));
     }
 
     // The controller saves in the background (hashing the demo) and reopens the same document.

@@ -33,7 +33,19 @@ ProbeOutcome CacheProbes::load(const std::string &dir, bool cache)
     std::int64_t spans = 0;
     for (const Track &t : s->tracks())
         spans += static_cast<std::int64_t>(t.spans.size());
-    out.values = {static_cast<std::int64_t>(files.size()), loader.cacheUse().hits.load(), loader.cacheUse().stored.load(), spans};
+    // What stays resident besides the columns: names (the string pool), log text, stacks.
+    std::int64_t logText = 0, stackBytes = 0;
+    for (const LogRecord &r : s->logs().records)
+        logText += static_cast<std::int64_t>(r.text.capacity());
+    auto frames = [&stackBytes](const std::vector<std::vector<StackFrame>> &stacks) {
+        for (const auto &stack : stacks)
+            for (const StackFrame &f : stack)
+                stackBytes += static_cast<std::int64_t>(sizeof f + f.filename.capacity() + f.name.capacity());
+    };
+    frames(s->allocator().stacks);
+    frames(s->flightRecorder().stacks);
+    out.values = {static_cast<std::int64_t>(files.size()), loader.cacheUse().hits.load(), loader.cacheUse().stored.load(), spans,
+                  static_cast<std::int64_t>(s->strings().memoryBytes()), logText, stackBytes};
     return out;
 }
 

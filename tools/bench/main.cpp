@@ -250,7 +250,7 @@ int runFrames(const Options &o)
             continue;
         }
         const auto &v = r.outcome.values; // frames, p50, p95, max, floor p50, open (µs), ranks, shapes
-        char row[512];
+        char row[1024];
         std::snprintf(row, sizeof row,
                       "%s{\"scenario\":\"%s\",\"label\":\"%s\",\"ranks\":%lld,\"frames\":%lld,\"p50_ms\":%.2f,\"p95_ms\":%.2f,"
                       "\"max_ms\":%.2f,\"floor_p50_ms\":%.2f,\"p95_over_floor\":%.2f,\"shapes_per_frame\":%lld,\"open_ms\":%.1f,"
@@ -328,13 +328,15 @@ int runCache(const Options &o)
         seconds[i] = r.outcome.seconds;
         rss[i] = r.maxRssBytes;
         const auto &v = r.outcome.values; // files, hits, stored, spans
-        char row[512];
+        char row[1024];
         std::snprintf(row, sizeof row,
                       "%s{\"stage\":\"%s\",\"label\":\"%s\",\"seconds\":%.3f,\"peak_rss_bytes\":%lld,\"rss_over_json\":%.3f,"
-                      "\"files\":%lld,\"cache_hits\":%lld,\"stored\":%lld,\"spans\":%lld}",
+                      "\"files\":%lld,\"cache_hits\":%lld,\"stored\":%lld,\"spans\":%lld,\"string_pool_bytes\":%lld,"
+                      "\"log_text_bytes\":%lld,\"stack_bytes\":%lld}",
                       rows.empty() ? "" : ",", stages[i].id, stages[i].label, seconds[i], static_cast<long long>(rss[i]),
                       static_cast<double>(rss[i]) / static_cast<double>(jsonBytes), static_cast<long long>(v[0]),
-                      static_cast<long long>(v[1]), static_cast<long long>(v[2]), static_cast<long long>(v[3]));
+                      static_cast<long long>(v[1]), static_cast<long long>(v[2]), static_cast<long long>(v[3]),
+                      static_cast<long long>(v[4]), static_cast<long long>(v[5]), static_cast<long long>(v[6]));
         rows += row;
         std::snprintf(row, sizeof row, "%-40s %10.2f %8.0f MB %10.3f %11lld %7lld\n", stages[i].label, seconds[i],
                       static_cast<double>(rss[i]) / 1e6, static_cast<double>(rss[i]) / static_cast<double>(jsonBytes),
