@@ -7,9 +7,12 @@ RS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 RS_BUILD_DIR="${RS_BUILD_DIR:-$RS_ROOT/build/release}"
 # Two jobs keep a 2-core CI machine responsive; set RS_JOBS for more on a workstation.
 RS_JOBS="${RS_JOBS:-2}"
+# git names the commit a build comes from (--version); dpkg-dev (dpkg-shlibdeps), desktop-file-utils,
+# appstream and shared-mime-info are what the install test and tools/package run.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 RS_BUILD_PACKAGES=(qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libzstd-dev zlib1g-dev libsqlite3-dev
-                   nlohmann-json3-dev cmake ninja-build g++ pkg-config)
+                   nlohmann-json3-dev cmake ninja-build g++ pkg-config git
+                   dpkg-dev desktop-file-utils appstream shared-mime-info)
 
 rs_log() { printf '==> %s\n' "$*" >&2; }
 rs_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
