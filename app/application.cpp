@@ -94,8 +94,10 @@ void Application::open(const QStringList &paths)
 {
     if (paths.size() == 1 && SessionDocument::looksLikeSessionFile(paths.front()))
         m_files.open(paths.front());
-    else if (!paths.isEmpty())
+    else if (!paths.isEmpty()) {
+        m_window.beginNewIncident();
         m_import.open(paths);
+    }
 }
 
 } // namespace rs

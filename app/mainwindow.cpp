@@ -462,6 +462,26 @@ void MainWindow::createDocks()
     }
 }
 
+void MainWindow::arrangeEvidenceDocks()
+{
+    // The evidence tables show what the inputs hold; an empty one (no log records, no memory
+    // tables, no snapshot) only takes height from the timeline. With none left, the bottom tools
+    // (import log, offsets, annotations) step aside too: View and Ctrl+digit bring any back.
+    const std::pair<QDockWidget *, bool> evidence[] = {{m_logDock, !m_session->logs().records.empty()},
+                                                       {m_summaryDock, !m_session->memorySummaries().empty()},
+                                                       {m_allocatorDock, !m_session->allocator().empty()}};
+    QDockWidget *first = nullptr;
+    for (const auto &[dock, has] : evidence) {
+        dock->setVisible(has);
+        if (has && !first)
+            first = dock;
+    }
+    for (QDockWidget *tool : {m_importLogDock, m_offsetsDock, m_annotationsDock})
+        tool->setVisible(first != nullptr);
+    if (first)
+        first->raise();
+}
+
 void MainWindow::createStatusBar()
 {
     m_statusText = new QLabel;
@@ -521,6 +541,12 @@ void MainWindow::rebuildRanksMenu()
                 a->setChecked(!hidden);
         });
     }
+}
+
+void MainWindow::beginNewIncident()
+{
+    m_sessionFiles->forget();
+    m_newIncident = true;
 }
 
 bool MainWindow::openFullDetail(RankId rank)
@@ -583,6 +609,7 @@ void MainWindow::closeSession()
 
 void MainWindow::setSession(SessionPtr session)
 {
+    const bool newIncident = m_newIncident;
     m_session = std::move(session);
     // A new session's analysis is yet to come; the old one's findings and overrides are void.
     m_analysis.reset();
@@ -596,11 +623,15 @@ void MainWindow::setSession(SessionPtr session)
     if (!m_sessionFiles->applyPending() && (!m_session || m_newIncident)) {
         m_annotations->reset({});
     }
-    m_newIncident = false;
+    // The welcome page (no session yet) is not an incident: the first inputs still are new ones.
+    if (m_session)
+        m_newIncident = false;
     rebuildRanksMenu();
     // A job of many ranks opens with its overview: one row per rank, the odd one stands out.
     if (m_session && m_session->ranks().size() >= kOverviewRanks)
         m_overviewDock->show();
+    if (m_session && newIncident)
+        arrangeEvidenceDocks();
     m_stack->setCurrentIndex(m_session ? 1 : 0);
     for (QAction *a : {m_sessionFiles->saveAction(), m_sessionFiles->saveAsAction(), m_close, m_zoomIn, m_zoomOut, m_zoomReset, m_focus, m_expandAll, m_collapseAll})
         a->setEnabled(m_session != nullptr);

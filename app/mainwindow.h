@@ -105,6 +105,9 @@ public Q_SLOTS:
     void importFinished();
     /// View ▸ Reset Layout: the docks as first arranged, every rank shown and expanded, full lanes.
     void resetLayout();
+    /// The next session comes from other inputs (opened by the owner, not through openPaths):
+    /// annotations start empty and the docks are arranged for it.
+    void beginNewIncident();
     /// When `rank` is shown from a summary (`rankscope summarize`) whose original file is on this
     /// machine, reads the session again with that file in its place (annotations stay) and says
     /// so in the status bar; called when the user selects a rank. False when there is nothing to open.
@@ -163,6 +166,8 @@ private:
     void createMenus();
     void createDocks();
     void createStatusBar();
+    /// A new incident's evidence docks: shown when the session has what they list, else hidden.
+    void arrangeEvidenceDocks();
     void rebuildRanksMenu();
     void openFilesDialog();
     void openFolderDialog();

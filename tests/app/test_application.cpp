@@ -29,6 +29,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QMessageBox>
 #include <QSettings>
@@ -202,6 +203,32 @@ private Q_SLOTS:
         QCOMPARE(w.analysis()->findings.size(), findings);
         // Rank 2 is a trace now: selecting it again reads nothing.
         QVERIFY(!w.openFullDetail(2));
+    }
+
+    // A trace alone has no log records, memory tables or snapshot: those docks give their height
+    // to the timeline; the demo (with its job log) shows the Log again, in front.
+    void emptyDocksGiveWayToTheTimeline()
+    {
+        Application app(utc());
+        rs::MainWindow &w = app.window();
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto dock = [&w](const char *name) { return w.findChild<QDockWidget *>(QLatin1String(name)); };
+        QVERIFY(openAndWait(app, {kDemo + QStringLiteral("/rank-0.pt.trace.json.gz")}));
+        QCoreApplication::processEvents();
+        for (const char *name : {"logDock", "memorySummaryDock", "allocatorDock", "clockOffsetsDock", "annotationsDock"})
+            QVERIFY2(dock(name)->isHidden(), name);
+        const int alone = w.timeline()->height();
+        if (const QString keep = qEnvironmentVariable("RANKSCOPE_SCREENSHOTS"); !keep.isEmpty())
+            w.grab().save(QDir(keep).filePath(QStringLiteral("app-trace-alone.png")));
+        QVERIFY(openAndWait(app, {kDemo}));
+        QCoreApplication::processEvents();
+        QVERIFY(dock("logDock")->isVisible());
+        QVERIFY(!dock("logDock")->visibleRegion().isEmpty()); // the tab in front
+        QCOMPARE(dock("memorySummaryDock")->isHidden(), w.session()->memorySummaries().empty());
+        QVERIFY(dock("allocatorDock")->isHidden()); // no snapshot in the demo
+        QVERIFY2(w.timeline()->height() < alone, qPrintable(QStringLiteral("%1 vs %2").arg(w.timeline()->height()).arg(alone)));
     }
 
     // Help > About names the version (with the commit it was built from) and the libraries, as
