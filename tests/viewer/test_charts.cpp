@@ -35,6 +35,7 @@ private Q_SLOTS:
     void plotFollowsClockOffset();
     void areaFillCoversWhatTheLineReaches_data();
     void areaFillCoversWhatTheLineReaches();
+    void spikeLabelsDoNotOverprint();
     void figureChartIsTheScreenChart();
 };
 
@@ -173,6 +174,45 @@ void TestCharts::areaFillCoversWhatTheLineReaches()
             filled += image.pixelColor(x, y).blue() > image.pixelColor(x, y).red() + 30 ? 1 : 0;
         QVERIFY2(filled >= min && filled <= max, qPrintable(QStringLiteral("column %1: %2 rows filled, want %3..%4").arg(x).arg(filled).arg(min).arg(max)));
     }
+}
+
+void TestCharts::spikeLabelsDoNotOverprint()
+{
+    // Three rises a few pixels apart at this zoom: the largest keeps the top row, the next goes
+    // below it, the third (smallest) has no room and is left unlabelled; none overlaps another.
+    CounterSeries allocated;
+    for (TimeNs t = 0; t <= 10000; t += 10) {
+        allocated.times.push_back(t);
+        allocated.values.push_back(double(t % 1000));
+    }
+    MemoryChart chart;
+    chart.series = {{&allocated, "allocated", QColor(0x1f, 0x77, 0xb4), MemoryChart::Style::Area, 0}};
+    chart.valueMax = 1000;
+    chart.spikes = {{4000, 100, QStringLiteral("+8.80 GiB"), QString(), 8},
+                    {4150, 100, QStringLiteral("+9.10 GiB"), QString(), 9},
+                    {4300, 100, QStringLiteral("+2.00 GiB"), QString(), 2},
+                    {9000, 100, QStringLiteral("+1.00 GiB"), QString(), 1}};
+    MemoryPlot plot;
+    plot.resize(400, 120);
+    plot.setChart(chart);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setView({0, 10000}, 0, 0);
+    plot.repaint();
+    QCOMPARE(plot.spikeLabelCount(), 3); // two of the cluster, and the one far away
+    std::vector<std::pair<QString, QRectF>> labels;
+    for (int i = 0; i < plot.itemCount(); ++i)
+        if (auto *text = qobject_cast<QCPItemText *>(plot.item(i)))
+            labels.emplace_back(text->text(), QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()));
+    QCOMPARE(labels.size(), std::size_t(3));
+    for (std::size_t a = 0; a < labels.size(); ++a)
+        for (std::size_t b = a + 1; b < labels.size(); ++b)
+            QVERIFY2(!labels[a].second.intersects(labels[b].second), qPrintable(labels[a].first + QStringLiteral(" / ") + labels[b].first));
+    QStringList texts;
+    for (const auto &l : labels)
+        texts << l.first;
+    QVERIFY(texts.contains(QStringLiteral("+9.10 GiB")) && texts.contains(QStringLiteral("+8.80 GiB")));
+    QVERIFY(!texts.contains(QStringLiteral("+2.00 GiB")));
 }
 
 void TestCharts::figureChartIsTheScreenChart()

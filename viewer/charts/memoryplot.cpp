@@ -225,10 +225,20 @@ void MemoryPlot::rebuildItems(TimeNs shift)
         band->setBrush(QColor(0xe0, 0x8e, 0x00, 34));
     }
     // Spikes under the OOM marks: the rise explains the OOM, the OOM stays the loudest mark.
+    // Labels go largest rise first, on the top row or, where that is taken, the one below; one
+    // that would print over both is left out (its band stays, and the tooltip names it).
     const double npp = static_cast<double>(std::max<TimeNs>(1, m_visible.duration())) / std::max(1, width());
-    for (const SpikeMark &m : m_spikes) {
-        const double k0 = static_cast<double>(m.time + shift);
-        const double k1 = std::max(k0 + 3 * npp, static_cast<double>(m.time + m.duration + shift));
+    const QFontMetrics spikeMetrics(f);
+    const double spikePx = keys.size() > 0 ? std::max(1, width()) / keys.size() : 0;
+    std::vector<const SpikeMark *> spikes;
+    for (const SpikeMark &m : m_spikes)
+        spikes.push_back(&m);
+    std::stable_sort(spikes.begin(), spikes.end(), [](const SpikeMark *a, const SpikeMark *b) { return a->bytes > b->bytes; });
+    std::vector<std::pair<double, double>> rows[2]; // x extents of the labels on each row
+    m_spikeLabels = 0;
+    for (const SpikeMark *m : spikes) {
+        const double k0 = static_cast<double>(m->time + shift);
+        const double k1 = std::max(k0 + 3 * npp, static_cast<double>(m->time + m->duration + shift));
         if (k1 < keys.lower || k0 > keys.upper)
             continue;
         auto *rise = new QCPItemRect(this);
@@ -238,17 +248,30 @@ void MemoryPlot::rebuildItems(TimeNs shift)
         rise->bottomRight->setCoords(k1, 1);
         rise->setPen(Qt::NoPen);
         rise->setBrush(QColor(0xe0, 0x8e, 0x00, 46));
+        const double kc = std::clamp((k0 + k1) / 2, keys.lower, keys.upper);
+        const double half = (spikeMetrics.horizontalAdvance(m->label) + 8) / 2.0;
+        const double x = (kc - keys.lower) * spikePx;
+        const std::pair<double, double> extent(x - half, x + half);
+        int row = -1;
+        for (int r = 0; r < 2 && row < 0; ++r)
+            if (std::none_of(rows[r].begin(), rows[r].end(),
+                             [&](const auto &e) { return extent.first < e.second && e.first < extent.second; }))
+                row = r;
+        if (row < 0)
+            continue;
+        rows[row].push_back(extent);
+        ++m_spikeLabels;
         auto *tag = new QCPItemText(this);
         tag->position->setTypeX(QCPItemPosition::ptPlotCoords);
-        tag->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        tag->position->setCoords(std::clamp((k0 + k1) / 2, keys.lower, keys.upper), 0.0);
+        tag->position->setTypeY(QCPItemPosition::ptAbsolute);
+        tag->position->setCoords(kc, axisRect()->top() + row * (spikeMetrics.height() + 3));
         tag->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
         tag->setPadding(QMargins(3, 1, 3, 1));
         tag->setBrush(QColor(0xfd, 0xf3, 0xdc));
         tag->setPen(QPen(amber));
         tag->setColor(QColor(0x8a, 0x55, 0x00));
         tag->setFont(f);
-        tag->setText(m.label);
+        tag->setText(m->label);
     }
     // One OOM is often reported twice a few pixels apart (the profiler's instant and the log's
     // message): a label overlapping one already placed is left out (its rule stays). Timed OOMs go

@@ -71,6 +71,8 @@ public:
     /// Allocation spikes: an amber band over each rise with its size on top.
     void setSpikeMarks(std::vector<SpikeMark> marks);
     const std::vector<SpikeMark> &spikeMarks() const { return m_spikes; }
+    /// Spike labels drawn at the last rebuild (labels that would print over two others are left out).
+    int spikeLabelCount() const { return m_spikeLabels; }
     /// A view-time window to shade (the selected finding's), or an empty range for none.
     void setHighlightRange(TimeRange viewRange);
     /// The pen a curve of `style` in `color` is drawn with (the gutter legend draws the same).
@@ -96,6 +98,7 @@ private:
     std::vector<ColumnFill *> m_fills; // per series: its fill under the line (Area), else nullptr
     std::vector<OomMark> m_ooms;
     std::vector<SpikeMark> m_spikes;
+    int m_spikeLabels = 0;
     TimeRange m_highlight;
     double m_capacity = 0;
     double m_valueMax = 0;

@@ -41,6 +41,7 @@ std::vector<SpikeMark> AnalysisOverlay::spikeMarks(const AnalysisResult &result,
         m.time = s.timeNs - offset;
         m.duration = s.durationNs;
         m.label = QStringLiteral("+%1").arg(TimeFormat::bytes(static_cast<double>(s.bytes)));
+        m.bytes = s.bytes;
         m.tooltip = tr("<b>+%1</b> allocated in %2").arg(TimeFormat::bytes(static_cast<double>(s.bytes)), TimeFormat::duration(s.durationNs));
         if (s.step >= 0)
             m.tooltip += tr(" in step %1").arg(s.step);

@@ -7,6 +7,8 @@
 
 #include <QString>
 
+#include <cstdint>
+
 namespace rs {
 
 struct SpikeMark {
@@ -14,6 +16,7 @@ struct SpikeMark {
     TimeNs duration = 0; ///< how long the rise took
     QString label;       ///< "+60.98 GiB"
     QString tooltip;     ///< attribution and step (rich text)
+    std::int64_t bytes = 0; ///< the rise: the larger gets its label first where labels would overlap
 };
 
 } // namespace rs
