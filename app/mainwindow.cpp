@@ -25,6 +25,7 @@
 #include "welcomepage.h"
 #include "cache/sourcecache.h"
 #include "fulldetail.h"
+#include "panels/searchpanel.h"
 #include "versioninfo.h"
 
 #include <QAction>
@@ -93,6 +94,11 @@ MainWindow::MainWindow(QWidget *parent)
     m_details = new DetailsPanel(m_state);
     m_importLog = new ImportLogPanel;
     m_logs = new LogPanel(m_state);
+    m_search = new SearchPanel(m_state);
+    connect(m_search, &SearchPanel::revealRequested, this, [this](const EventRef &event) {
+        m_views->setCurrentWidget(m_timeline);
+        m_timeline->ensureEventVisible(event);
+    });
     m_summaries = new MemorySummaryPanel(m_state);
     m_allocator = new AllocatorPanel(m_state);
     connect(m_logs, &LogPanel::revealRequested, m_timeline, &TimelineView::ensureEventVisible);
@@ -127,6 +133,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_context->subscribeSession(m_details);
     m_context->subscribeSession(m_importLog);
     m_context->subscribeSession(m_logs);
+    m_context->subscribeSession(m_search);
     m_context->subscribeSession(m_summaries);
     m_context->subscribeSession(m_allocator);
     m_context->subscribeSession(m_findings);
@@ -355,6 +362,16 @@ void MainWindow::createMenus()
     edit->addSeparator();
     edit->addAction(tr("Add &Note at View Centre…"), m_annotationsPanel, &AnnotationsPanel::addNoteAtCenter);
     edit->addAction(tr("&Mark Range"), m_annotationsPanel, &AnnotationsPanel::markRange);
+    edit->addSeparator();
+    QAction *findSlices = edit->addAction(tr("Find &Slices…"), this, [this] {
+        if (!m_session)
+            return;
+        m_searchDock->show();
+        m_searchDock->raise();
+        m_search->focusSearch();
+    });
+    findSlices->setObjectName(QStringLiteral("findSlices"));
+    findSlices->setShortcuts({QKeySequence::Find, QKeySequence(Qt::Key_Slash)});
     QAction *showFindings = edit->addAction(tr("Show &Finding Annotations"));
     showFindings->setCheckable(true);
     showFindings->setChecked(m_annotations->findingAnnotationsVisible());
@@ -439,6 +456,12 @@ void MainWindow::createDocks()
     tabifyDockWidget(m_allocatorDock, m_importLogDock);
     tabifyDockWidget(m_importLogDock, m_offsetsDock);
     tabifyDockWidget(m_offsetsDock, m_annotationsDock);
+    m_searchDock = new QDockWidget(tr("Find Slices"), this);
+    m_searchDock->setObjectName(QStringLiteral("searchDock"));
+    m_searchDock->setWidget(m_search);
+    addDockWidget(Qt::BottomDockWidgetArea, m_searchDock);
+    tabifyDockWidget(m_annotationsDock, m_searchDock);
+    m_searchDock->hide(); // until Ctrl+F
     m_logDock->raise();
     resizeDocks({m_detailsDock}, {460}, Qt::Horizontal);
     // The findings report needs the height; Details is often empty (restoreState still wins).
@@ -460,6 +483,7 @@ void MainWindow::createDocks()
         toggle->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(key++)));
         view->addAction(toggle);
     }
+    view->addAction(m_searchDock->toggleViewAction());
 }
 
 void MainWindow::arrangeEvidenceDocks()

@@ -33,6 +33,7 @@ class DetailsPanel;
 class FindingsPanel;
 class ImportLogPanel;
 class LogPanel;
+class SearchPanel;
 class MemorySummaryPanel;
 class AllocatorPanel;
 class AnnotationsPanel;
@@ -207,6 +208,8 @@ private:
     QDockWidget *m_summaryDock = nullptr;
     QDockWidget *m_allocatorDock = nullptr;
     QDockWidget *m_annotationsDock = nullptr;
+    QDockWidget *m_searchDock = nullptr;
+    SearchPanel *m_search = nullptr;
 
     QMenu *m_recentMenu = nullptr;
     QMenu *m_ranksMenu = nullptr;

@@ -17,6 +17,8 @@
 #include "panels/clockoffsetspanel.h"
 #include "panels/importlogpanel.h"
 #include "models/diagnosticsmodel.h"
+#include "panels/searchpanel.h"
+#include "models/slicesearchmodel.h"
 #include "palette.h"
 #include "timeline/lanekind.h"
 #include "timeline/rankgroupwidget.h"
@@ -26,6 +28,7 @@
 #include "timeline/trackfinder.h"
 #include "viewstate.h"
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
@@ -38,12 +41,16 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTableView>
+#include <QLineEdit>
 #include <QTimer>
 #include <QUndoStack>
 #include <QLabel>
 #include <QRadioButton>
 
 #include <QAction>
+
+#include <set>
 
 using rs::Annotation;
 using rs::Application;
@@ -229,6 +236,90 @@ private Q_SLOTS:
         QCOMPARE(dock("memorySummaryDock")->isHidden(), w.session()->memorySummaries().empty());
         QVERIFY(dock("allocatorDock")->isHidden()); // no snapshot in the demo
         QVERIFY2(w.timeline()->height() < alone, qPrintable(QStringLiteral("%1 vs %2").arg(w.timeline()->height()).arg(alone)));
+    }
+
+    // Edit > Find Slices (Ctrl+F, /): every rank's slices by name, Enter / Shift+Enter step through
+    // them (selected on the timeline), the count says where, the list sorts by duration, a regular
+    // expression works and a broken one says why.
+    void findSlices()
+    {
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        rs::MainWindow &w = app.window();
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto *panel = w.findChild<rs::SearchPanel *>();
+        QVERIFY(panel && !panel->isVisible());
+        w.timeline()->setFocus();
+        QTest::keyClick(w.timeline(), Qt::Key_Slash); // as Ctrl+F
+        QTRY_VERIFY(panel->isVisible());
+        QCOMPARE(QApplication::focusWidget(), static_cast<QWidget *>(panel->field()));
+        QAbstractItemModelTester tester(panel->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+        // Every span whose name contains it, on every rank (case ignored).
+        const std::shared_ptr<const rs::Session> session = w.session();
+        int expected = 0;
+        std::set<rs::RankId> ranks;
+        for (const rs::Track &t : session->tracks())
+            for (const rs::Span &s : t.spans)
+                if (QString::fromStdString(std::string(session->str(s.name))).contains(QStringLiteral("allreduce"), Qt::CaseInsensitive)) {
+                    ++expected;
+                    ranks.insert(t.rank);
+                }
+        QVERIFY(expected > 4 && ranks.size() == 4);
+        QTest::keyClicks(panel->field(), QStringLiteral("AllReduce"));
+        panel->searchNow();
+        QCOMPARE(panel->model()->rowCount(), expected);
+        QCOMPARE(panel->countLabel()->text(), QStringLiteral("%1 matches").arg(expected));
+
+        QTest::keyClick(panel->field(), Qt::Key_Return);
+        QCOMPARE(w.viewState()->selection(), panel->model()->eventAt(0));
+        QCOMPARE(panel->countLabel()->text(), QStringLiteral("1 of %1").arg(expected));
+        QTest::keyClick(panel->field(), Qt::Key_Return);
+        QCOMPARE(w.viewState()->selection(), panel->model()->eventAt(1));
+        QTest::keyClick(panel->field(), Qt::Key_Return, Qt::ShiftModifier);
+        QTest::keyClick(panel->field(), Qt::Key_Return, Qt::ShiftModifier); // wraps to the last
+        QCOMPARE(w.viewState()->selection(), panel->model()->eventAt(expected - 1));
+        // Matches are in time order; the selected one is in view.
+        for (int i = 1; i < expected; ++i)
+            QVERIFY(panel->model()->index(i, 0).data(rs::SliceSearchModel::StartRole).toLongLong()
+                    >= panel->model()->index(i - 1, 0).data(rs::SliceSearchModel::StartRole).toLongLong());
+
+        // Sorted by duration, longest first; stepping to it brings it into a zoomed-in window.
+        for (int i = 0; i < 8; ++i)
+            QTest::keyClick(w.timeline(), Qt::Key_W);
+        auto inView = [&](const rs::EventRef &e) {
+            const rs::Track &t = session->tracks()[e.track];
+            const rs::TimeNs at = t.spans[e.index].start + w.viewState()->clockOffset(t.rank);
+            return at >= w.viewState()->visibleRange().begin && at <= w.viewState()->visibleRange().end;
+        };
+        panel->results()->sortByColumn(rs::SliceSearchModel::DurationColumn, Qt::DescendingOrder);
+        QAbstractItemModel *sorted = panel->results()->model();
+        for (int i = 1; i < sorted->rowCount(); ++i)
+            QVERIFY(sorted->index(i, 0).data(rs::SliceSearchModel::DurationRole).toLongLong()
+                    <= sorted->index(i - 1, 0).data(rs::SliceSearchModel::DurationRole).toLongLong());
+        const auto longest = sorted->index(0, 0).data(rs::SliceSearchModel::EventRole).value<rs::EventRef>();
+        QTest::keyClick(panel->field(), Qt::Key_Return); // steps in the list's order now: the longest
+        QCOMPARE(w.viewState()->selection(), longest);
+        QVERIFY(inView(longest));
+        if (const QString keep = qEnvironmentVariable("RANKSCOPE_SCREENSHOTS"); !keep.isEmpty()) {
+            w.resize(1600, 1000);
+            QCoreApplication::processEvents();
+            w.grab().save(QDir(keep).filePath(QStringLiteral("app-find-slices.png")));
+        }
+
+        // A regular expression, and a broken one.
+        int steps = 0;
+        for (const rs::Track &t : session->tracks())
+            for (const rs::Span &sp : t.spans)
+                steps += session->str(sp.name) == "ProfilerStep#413" || session->str(sp.name) == "ProfilerStep#414";
+        QVERIFY(steps >= 8);
+        panel->model()->search(QStringLiteral("^ProfilerStep#41[34]$"), true, false);
+        QCOMPARE(panel->model()->rowCount(), steps);
+        panel->model()->search(QStringLiteral("("), true, false);
+        QCOMPARE(panel->model()->rowCount(), 0);
+        QVERIFY(panel->model()->error().startsWith(QStringLiteral("Invalid expression")));
     }
 
     // Help > About names the version (with the commit it was built from) and the libraries, as
