@@ -2,6 +2,7 @@
 // orders rows as documented (rank words, word starts, substrings), and on a live timeline Ctrl+P,
 // typing and Enter un-hide and expand the rank, scroll its lane into the viewport and flash it.
 
+#include "timeline/stickyheader.h"
 #include "sessionbuilder.h"
 #include "timeline/lanekind.h"
 #include "screenshot.h"
@@ -78,11 +79,14 @@ TrackId trackOf(const Session &s, RankId rank, TrackKind kind)
 }
 
 // Whether the rows [top, bottom] of `g` lie inside `view`'s viewport.
+// Wholly in the viewport, and not under the rank header pinned at its top.
 bool inViewport(TimelineView *view, RankGroupWidget *g, int top, int bottom)
 {
     const QPoint a = g->mapTo(view->viewport(), QPoint(0, top));
     const QPoint b = g->mapTo(view->viewport(), QPoint(0, bottom));
-    return g->isVisible() && a.y() >= 0 && b.y() <= view->viewport()->height();
+    const QWidget *sticky = view->stickyHeader();
+    const int covered = sticky && sticky->isVisible() ? sticky->geometry().bottom() + 1 : 0;
+    return g->isVisible() && a.y() >= covered && b.y() <= view->viewport()->height();
 }
 
 } // namespace
@@ -97,6 +101,7 @@ private Q_SLOTS:
     void filterKeepsMatchingRows();
     void filterOrdersBestFirst();
     void ctrlPTypeEnterShowsTheLane();
+    void laneClearsThePinnedHeader();
     void arrowsPickAndEscapeCloses();
     void memoryLaneOfACollapsedRank();
     void listedOnTheShortcutSheet();
@@ -243,6 +248,26 @@ void TestTrackFinder::ctrlPTypeEnterShowsTheLane()
     QCOMPARE(flash->geometry().top(), lane.top());
     QCOMPARE(flash->geometry().height(), lane.height());
     QTRY_VERIFY_WITH_TIMEOUT(!g->findChild<QWidget *>(QStringLiteral("rs_laneFlash")), TrackFinder::kFlashMs + 2000);
+}
+
+void TestTrackFinder::laneClearsThePinnedHeader()
+{
+    // A short view, scrolled into the middle of rank 2: jumping to rank 3's memory lane (its first,
+    // right under the header that pins) leaves it whole and clear of the pinned header; so does a
+    // lane of the rank being read.
+    m_view->resize(900, 300);
+    QCoreApplication::processEvents();
+    for (const auto &[rank, kind] : {std::pair{3, QStringLiteral("memory")}, std::pair{2, QStringLiteral("memory")}}) {
+        RankGroupWidget *g2 = m_view->rankGroup(2);
+        m_view->verticalScrollBar()->setValue(g2->y() + g2->height() / 2);
+        QCoreApplication::processEvents();
+        QVERIFY(TrackFinder::goToLane(m_view, rank, kind, kNoTrack));
+        QCoreApplication::processEvents();
+        RankGroupWidget *g = m_view->rankGroup(rank);
+        const Lane *lane = g->layout().lane(kind.toStdString());
+        QVERIFY(lane);
+        QVERIFY2(inViewport(m_view, g, lane->top, lane->top + lane->height - 1), qPrintable(QStringLiteral("rank %1").arg(rank)));
+    }
 }
 
 void TestTrackFinder::arrowsPickAndEscapeCloses()

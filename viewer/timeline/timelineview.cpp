@@ -460,7 +460,23 @@ void TimelineView::ensureTrackVisible(TrackId track)
     const Lane *lane = g ? g->layout.laneForTrack(track) : nullptr;
     if (!lane)
         return;
-    ensureVisible(0, g->y + lane->top + lane->height / 2, 0, std::min(lane->height / 2 + 24, viewport()->height() / 2));
+    ensureLaneVisible(g->y + lane->top, lane->height);
+}
+
+void TimelineView::ensureLaneVisible(int laneTop, int laneHeight)
+{
+    // The rank's header stays pinned at the viewport's top while its lanes scroll under it: the
+    // lane must clear it, not just the viewport's edge.
+    const int covered = std::max(m_sticky->height(), m_sticky->sizeHint().height());
+    const int view = viewport()->height();
+    const int room = view - covered;
+    QScrollBar *bar = verticalScrollBar();
+    const int value = bar->value();
+    const bool shown = laneTop >= value + covered && laneTop + laneHeight <= value + view;
+    if (shown)
+        return;
+    const int target = laneHeight + 8 <= room ? laneTop - covered - (room - laneHeight) / 2 : laneTop - covered - 4;
+    bar->setValue(std::clamp(target, bar->minimum(), bar->maximum()));
 }
 
 void TimelineView::ensureRankVisible(RankId rank)

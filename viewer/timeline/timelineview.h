@@ -106,6 +106,9 @@ public:
     std::optional<TimeRange> eventRange(const EventRef &event) const;
     /// Scrolls vertically so the lane of `track` is in view (expanding its rank if collapsed).
     void ensureTrackVisible(TrackId track);
+    /// Scrolls so the lane `laneTop`..+`laneHeight` (canvas y) is wholly in view and clear of the
+    /// pinned rank header: centred when it fits, its top shown when it does not.
+    void ensureLaneVisible(int laneTop, int laneHeight);
     /// Scrolls vertically so `event` is in view: its lane, a log record's log lane, an OOM's memory
     /// chart (expanding the rank if collapsed).
     void ensureEventVisible(const EventRef &event);

@@ -256,8 +256,7 @@ bool TrackFinder::goToLane(TimelineView *view, RankId rank, const QString &kind,
     if (!lane)
         return false;
     // Centre the lane when it fits; a lane taller than the view shows its top.
-    const int half = std::min(lane->height / 2 + 24, view->viewport()->height() / 2);
-    view->ensureVisible(0, g->y() + lane->top + lane->height / 2, 0, half);
+    view->ensureLaneVisible(g->y() + lane->top, lane->height);
     new LaneFlash(g, QRect(0, lane->top, g->width(), lane->height));
     return true;
 }
