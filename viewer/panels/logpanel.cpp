@@ -1,6 +1,7 @@
 #include "logpanel.h"
 
 #include "palette.h"
+#include "recordtable.h"
 
 #include "logstyle.h"
 #include "models/logfiltermodel.h"
@@ -63,19 +64,8 @@ LogPanel::LogPanel(ViewState *state, QWidget *parent)
     m_count = new QLabel;
     m_count->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
 
-    m_view = new QTableView;
-    m_view->setModel(m_proxy);
-    m_view->setSortingEnabled(true);
-    m_view->sortByColumn(-1, Qt::AscendingOrder); // source order until the user sorts
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setWordWrap(false);
-    m_view->setShowGrid(false);
-    m_view->setTextElideMode(Qt::ElideRight);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view = recordTable(m_proxy);
     m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->horizontalHeader()->setHighlightSections(false);
     m_view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_view->setColumnWidth(LogModel::TimeColumn, 120);
     m_view->setColumnWidth(LogModel::RankColumn, 48);

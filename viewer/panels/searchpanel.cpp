@@ -2,6 +2,7 @@
 
 #include "models/slicesearchmodel.h"
 #include "palette.h"
+#include "recordtable.h"
 #include "viewstate.h"
 
 #include <QCheckBox>
@@ -46,20 +47,10 @@ SearchPanel::SearchPanel(ViewState *state, QWidget *parent)
     next->setArrowType(Qt::DownArrow);
     next->setToolTip(tr("Next match (Enter)"));
 
-    m_view = new QTableView;
-    m_view->setModel(m_proxy);
-    m_view->setSortingEnabled(true);
-    m_view->sortByColumn(-1, Qt::AscendingOrder); // time order until the user sorts
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->setWordWrap(false);
-    m_view->setShowGrid(false);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
+    m_view = recordTable(m_proxy); // time order until the user sorts
     m_view->horizontalHeader()->setSectionResizeMode(SliceSearchModel::NameColumn, QHeaderView::Stretch);
     for (int c : {SliceSearchModel::RankColumn, SliceSearchModel::StartColumn, SliceSearchModel::DurationColumn})
         m_view->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setHighlightSections(false);
     // Columns sort by their value, not their text: durations and starts as numbers.
     m_proxy->setSortRole(SliceSearchModel::DurationRole);
 
