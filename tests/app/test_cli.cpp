@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -367,14 +368,20 @@ void TestCli::versionNamesBuildAndLibraries()
     // Each library with a version number, as loaded (Qt, zstd, SQLite) or built with.
     for (const char *lib : {"Qt 6.", "QCustomPlot 2.", "zstd 1.", "nlohmann_json 3.", "SQLite 3."})
         QVERIFY2(out.contains(QStringLiteral("\n  ") + QLatin1String(lib)), r.out.c_str());
-    // Built from a git checkout: the commit it was built from is named.
+    // Built from a git checkout: the commit it was built from is named, and it is this checkout's
+    // HEAD or one before it (the tree may have moved on since the build).
     QProcess git;
-    git.start(QStringLiteral("git"), {QStringLiteral("-C"), QStringLiteral(RANKSCOPE_SOURCE_DIR), QStringLiteral("rev-parse"),
-                                      QStringLiteral("--short=7"), QStringLiteral("HEAD")});
-    if (git.waitForFinished(10000) && git.exitStatus() == QProcess::NormalExit && git.exitCode() == 0) {
-        const QString head = QString::fromLatin1(git.readAllStandardOutput()).trimmed();
-        QVERIFY2(out.contains(QStringLiteral("(git ")) && out.contains(head.left(7)), qPrintable(out + QStringLiteral(" / HEAD ") + head));
-    }
+    git.start(QStringLiteral("git"), {QStringLiteral("-C"), QStringLiteral(RANKSCOPE_SOURCE_DIR), QStringLiteral("rev-parse"), QStringLiteral("HEAD")});
+    if (!git.waitForFinished(10000) || git.exitStatus() != QProcess::NormalExit || git.exitCode() != 0)
+        return; // not a checkout, or no git: nothing to name
+    static const QRegularExpression described(QStringLiteral("\\(git ([0-9a-f]{7,40})(-dirty)?\\)"));
+    const QRegularExpressionMatch m = described.match(out);
+    QVERIFY2(m.hasMatch(), r.out.c_str());
+    QProcess ancestor;
+    ancestor.start(QStringLiteral("git"), {QStringLiteral("-C"), QStringLiteral(RANKSCOPE_SOURCE_DIR), QStringLiteral("merge-base"),
+                                           QStringLiteral("--is-ancestor"), m.captured(1), QStringLiteral("HEAD")});
+    QVERIFY(ancestor.waitForFinished(10000));
+    QVERIFY2(ancestor.exitCode() == 0, qPrintable(m.captured(1) + QStringLiteral(" is not HEAD or before it")));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
