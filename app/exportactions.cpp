@@ -175,6 +175,7 @@ void ExportActions::exportTrace()
         path += QStringLiteral(".json.gz");
     const auto analysis = m_window->analysis();
     const auto offsets = m_window->clockOffsetOverrides();
+    const std::vector<Annotation> annotations = m_window->annotationStore()->annotations();
     ++m_running;
     report(tr("Writing %1…").arg(QFileInfo(path).fileName()), false);
     auto *watcher = new QFutureWatcher<Written>(this);
@@ -184,9 +185,9 @@ void ExportActions::exportTrace()
         watcher->deleteLater();
         report(w.ok ? tr("Wrote %1 (open it in Perfetto)").arg(QDir::toNativeSeparators(path)) : w.error, !w.ok);
     });
-    watcher->setFuture(QtConcurrent::run([path, session, analysis, offsets] {
+    watcher->setFuture(QtConcurrent::run([path, session, analysis, offsets, annotations] {
         Written w;
-        w.ok = MergedTraceWriter::write(path, *session, analysis.get(), offsets, &w.error);
+        w.ok = MergedTraceWriter::write(path, *session, analysis.get(), offsets, &w.error, annotations);
         return w;
     }));
 }

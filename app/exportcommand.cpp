@@ -412,7 +412,7 @@ int ExportCommand::run(const QStringList &args, std::FILE *out, std::FILE *err)
             printErr(err, QStringLiteral("rankscope export: ") + error);
             return Cli::Usage;
         }
-    } else if (!MergedTraceWriter::write(req.output, *inputs.session, analysis.get(), inputs.clockOffsets, &error)) {
+    } else if (!MergedTraceWriter::write(req.output, *inputs.session, analysis.get(), inputs.clockOffsets, &error, figure.annotations)) {
         printErr(err, QStringLiteral("rankscope export: ") + error);
         return Cli::Usage;
     }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace rs {
 
@@ -196,6 +197,14 @@ void ChromeTraceExport::appendMicros(std::string &out, TimeNs ns)
 bool ChromeTraceExport::write(const Session &session, const std::vector<RankAlignment> &alignment, std::ostream &out,
                               std::string *error)
 {
+    Found nothing;
+    nothing.logRecords = false;
+    return write(session, alignment, out, error, nothing);
+}
+
+bool ChromeTraceExport::write(const Session &session, const std::vector<RankAlignment> &alignment, std::ostream &out,
+                              std::string *error, const Found &found)
+{
     std::map<RankId, const RankAlignment *> byRank;
     for (const RankAlignment &a : alignment)
         byRank[a.rank] = &a;
@@ -267,6 +276,95 @@ bool ChromeTraceExport::write(const Session &session, const std::vector<RankAlig
                     o += "}}";
                 }
             }
+            if (!w.ok())
+                break;
+        }
+    }
+
+    // What RankScope found, and what its user noted: one process of their own, so a Perfetto user
+    // sees the findings beside the ranks they are about.
+    const auto mark = [&w, origin](std::int64_t pid, std::int64_t tid, const std::string &name, TimeNs at, TimeNs duration,
+                                   const std::vector<std::pair<std::string, std::string>> &args) {
+        std::string &o = w.event();
+        head(o, duration > 0 ? "X" : "i", pid, tid);
+        if (duration <= 0)
+            o += ",\"s\":\"t\"";
+        o += ",\"name\":";
+        appendJsonString(o, name);
+        o += ",\"cat\":\"rankscope\",\"ts\":";
+        appendMicros(o, at - origin);
+        if (duration > 0) {
+            o += ",\"dur\":";
+            appendMicros(o, duration);
+        }
+        o += ",\"args\":{";
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            o += i ? "," : "";
+            appendJsonString(o, args[i].first);
+            o += ':';
+            appendJsonString(o, args[i].second);
+        }
+        o += "}}";
+    };
+    const auto rankList = [](const std::vector<RankId> &ranks) {
+        std::string s;
+        for (RankId r : ranks)
+            s += (s.empty() ? "" : ",") + std::to_string(r);
+        return s;
+    };
+    constexpr std::int64_t kFindingsTid = 1, kAnnotationsTid = 2, kJobLogTid = 3;
+    const std::int64_t rsPid = kRankScopePid;
+    // Named once, on its first event: a trace with nothing found has no RankScope process.
+    bool rsNamed = false;
+    const auto rsProcess = [&] {
+        if (rsNamed)
+            return;
+        rsNamed = true;
+        const std::string rsName = "RankScope";
+        metadataEvent(w, "process_name", rsPid, 0, "name", &rsName, 0);
+        metadataEvent(w, "process_sort_index", rsPid, 0, "sort_index", nullptr, -1); // above the ranks
+        for (const auto &[tid, label] : {std::pair<std::int64_t, std::string>{kFindingsTid, "Findings"},
+                                         {kAnnotationsTid, "Annotations"}, {kJobLogTid, "Job log"}})
+            metadataEvent(w, "thread_name", rsPid, tid, "name", &label, 0);
+    };
+    if (found.analysis)
+        for (const Finding &f : found.analysis->findings) {
+            if (!f.timeNs)
+                continue;
+            rsProcess();
+            std::string evidence;
+            for (const Evidence &e : f.evidence)
+                evidence += (evidence.empty() ? "" : "\n") + e.text;
+            mark(rsPid, kFindingsTid, f.title, *f.timeNs, f.endNs ? *f.endNs - *f.timeNs : 0,
+                 {{"id", f.id}, {"severity", severityName(f.severity)}, {"ranks", rankList(f.ranks)}, {"fix", f.fix},
+                  {"evidence", evidence}});
+        }
+    for (const Mark &m : found.annotations) {
+        rsProcess();
+        auto args = m.args;
+        args.emplace_back("ranks", rankList(m.ranks));
+        mark(rsPid, kAnnotationsTid, m.name, m.time, m.duration, args);
+    }
+    if (found.logRecords) {
+        // A log lane per rank, after its tracks (thread ids beyond every track's).
+        const auto logTid = static_cast<std::int64_t>(session.tracks().size()) + 1;
+        std::set<RankId> named;
+        for (const LogRecord &r : session.logs().records) {
+            if (r.time == kNoTime)
+                continue;
+            const bool ofRank = r.rank >= 0 && session.rank(r.rank);
+            const std::int64_t pid = ofRank ? r.rank : rsPid;
+            if (!ofRank)
+                rsProcess();
+            if (ofRank && named.insert(r.rank).second) {
+                const std::string label = "Log";
+                metadataEvent(w, "thread_name", pid, logTid, "name", &label, 0);
+            }
+            const std::string where = r.source < session.sources().size()
+                ? session.sources()[r.source].evidencePath() + ":" + std::to_string(r.line)
+                : std::string();
+            mark(pid, ofRank ? logTid : kJobLogTid, r.text.substr(0, 120), r.time + (ofRank ? offsetOf(r.rank) : 0), 0,
+                 {{"text", r.text}, {"level", r.level == LogLevel::Error ? "error" : r.level == LogLevel::Warning ? "warning" : "info"}, {"where", where}});
             if (!w.ok())
                 break;
         }

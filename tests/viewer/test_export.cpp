@@ -5,6 +5,7 @@
 // legend (title and fix as <text>), user notes keep their callouts, hidden findings are left out.
 // The real 8-rank sample (shared/samples) renders too, when present.
 
+#include "report/chrometraceexport.h"
 #include "charts/memorychartrenderer.h"
 #include "analyzer.h"
 #include "export/figureexporter.h"
@@ -361,7 +362,15 @@ void TestExport::mergedTrace()
         const QString path = m_dir.filePath(name);
         QVERIFY(MergedTraceWriter::isTracePath(path));
         QString error;
-        QVERIFY2(MergedTraceWriter::write(path, *m_session, m_analysis.get(), offsets, &error), qPrintable(error));
+        Annotation note;
+        note.rank = 2;
+        note.time = m_session->rank(2)->timeRange.begin + 1'000'000'000LL;
+        note.endTime = note.time;
+        note.text = QStringLiteral("rank 2 starts its extra micro-batch");
+        Annotation fromFinding = note;
+        fromFinding.origin = Annotation::Origin::Finding;
+        fromFinding.text = QStringLiteral("a finding's own annotation");
+        QVERIFY2(MergedTraceWriter::write(path, *m_session, m_analysis.get(), offsets, &error, {note, fromFinding}), qPrintable(error));
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray bytes = f.readAll();
@@ -389,6 +398,45 @@ void TestExport::mergedTrace()
         // Times are µs after metadata.origin_ns, so viewers keep their precision.
         const double expected = static_cast<double>(own + 7'000'000'000LL - doc.at("metadata").at("origin_ns").get<TimeNs>()) / 1000.0;
         QVERIFY2(std::abs(rank1First - expected) < 0.002, qPrintable(QStringLiteral("%1 vs %2").arg(rank1First, 0, 'f', 3).arg(expected, 0, 'f', 3)));
+
+        // What RankScope found rides along: the timed findings (title, severity, fix, evidence in
+        // args) and the user's note on a RankScope process, each rank's log records on its Log thread.
+        const std::int64_t rs = ChromeTraceExport::kRankScopePid;
+        int findings = 0, notes = 0, logs = 0, fromFindings = 0;
+        bool named = false, logThread = false;
+        for (const nlohmann::json &e : doc.at("traceEvents")) {
+            const std::string ph = e.value("ph", "");
+            if (ph == "M" && e.value("pid", 0LL) == rs && e.value("name", "") == "process_name")
+                named = e["args"]["name"] == "RankScope";
+            if (ph == "M" && e.value("pid", 0LL) == 2 && e.value("name", "") == "thread_name" && e["args"]["name"] == "Log")
+                logThread = true;
+            if (e.value("cat", "") != "rankscope")
+                continue;
+            if (e["pid"] == rs && e["tid"] == 1) {
+                ++findings;
+                QVERIFY(e["args"].contains("fix") && e["args"].contains("evidence") && e["args"].contains("severity"));
+            } else if (e["pid"] == rs && e["tid"] == 2) {
+                ++notes;
+                QCOMPARE(e["name"].get<std::string>(), std::string("rank 2 starts its extra micro-batch"));
+                QCOMPARE(e["args"]["ranks"].get<std::string>(), std::string("2"));
+            } else if (e["pid"].get<std::int64_t>() < rs) {
+                ++logs;
+                QVERIFY(e["args"].contains("text") && e["args"].contains("where"));
+            }
+            fromFindings += e.value("name", "") == "a finding's own annotation";
+        }
+        int timedFindings = 0;
+        for (const Finding &fd : m_analysis->findings)
+            timedFindings += fd.timeNs.has_value();
+        QVERIFY(named && logThread);
+        QCOMPARE(findings, timedFindings);
+        QCOMPARE(notes, 1);
+        QCOMPARE(fromFindings, 0);
+        int timedRecords = 0;
+        for (const LogRecord &r : m_session->logs().records)
+            timedRecords += r.time != kNoTime && r.rank >= 0 && m_session->rank(r.rank) != nullptr;
+        QVERIFY(timedRecords > 0);
+        QCOMPARE(logs, timedRecords);
     }
     QString error;
     QVERIFY(!MergedTraceWriter::write(m_dir.filePath(QStringLiteral("no/such/dir/x.json")), *m_session, nullptr, {}, &error));

@@ -76,8 +76,26 @@ bool MergedTraceWriter::isTracePath(const QString &path)
 }
 
 bool MergedTraceWriter::write(const QString &path, const Session &session, const AnalysisResult *analysis,
-                              const std::map<RankId, TimeNs> &offsets, QString *error)
+                              const std::map<RankId, TimeNs> &offsets, QString *error, const std::vector<Annotation> &annotations)
 {
+    ChromeTraceExport::Found found;
+    found.analysis = analysis;
+    for (const Annotation &a : annotations) {
+        if (a.origin != Annotation::Origin::User)
+            continue; // a finding's annotation is its finding, exported with the findings
+        ChromeTraceExport::Mark m;
+        const char *kind = a.kind == Annotation::Kind::Arrow ? "arrow" : a.kind == Annotation::Kind::Range ? "range" : "note";
+        m.name = a.text.isEmpty() ? std::string(kind) : a.text.toStdString();
+        m.time = a.time;
+        m.duration = a.kind == Annotation::Kind::Range ? std::max<TimeNs>(0, a.endTime - a.time) : 0;
+        if (a.rank != kNoRank)
+            m.ranks = {a.rank};
+        m.args = {{"kind", kind}};
+        if (a.kind == Annotation::Kind::Arrow)
+            m.args.emplace_back("to", (a.endRank == kNoRank ? std::string("job") : "rank " + std::to_string(a.endRank)) + " at "
+                                          + std::to_string(a.endTime) + " ns");
+        found.annotations.push_back(std::move(m));
+    }
     std::vector<RankAlignment> alignment;
     for (const Rank &r : session.ranks()) {
         RankAlignment a;
@@ -97,7 +115,7 @@ bool MergedTraceWriter::write(const QString &path, const Session &session, const
         if (!buffer.isOpen())
             return fail(tr("cannot open the file"));
         std::ostream out(&buffer);
-        const bool ok = ChromeTraceExport::write(session, alignment, out, &why);
+        const bool ok = ChromeTraceExport::write(session, alignment, out, &why, found);
         out.flush();
         if (!buffer.close() || !ok)
             return fail(why.empty() ? tr("write failed") : QString::fromStdString(why));
@@ -106,7 +124,7 @@ bool MergedTraceWriter::write(const QString &path, const Session &session, const
     std::ofstream out(QFile::encodeName(path).constData(), std::ios::binary | std::ios::trunc);
     if (!out)
         return fail(tr("cannot open the file"));
-    const bool ok = ChromeTraceExport::write(session, alignment, out, &why);
+    const bool ok = ChromeTraceExport::write(session, alignment, out, &why, found);
     out.close();
     if (!ok || out.fail())
         return fail(why.empty() ? tr("write failed") : QString::fromStdString(why));

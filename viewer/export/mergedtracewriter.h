@@ -3,6 +3,7 @@
 // applied) for colleagues who live in Perfetto or chrome://tracing. ".json" is plain JSON,
 // ".json.gz" is the same gzip-compressed (Perfetto opens both); streamed, never held whole.
 
+#include "annotations/annotation.h"
 #include "analysisresult.h"
 #include "session.h"
 
@@ -23,8 +24,11 @@ public:
     /// Writes `session` to `path` on the aligned axis: each rank shifted by `offsets[rank]` when
     /// given, else by the analysis' offset (`analysis` may be null: no shift). gzip-compressed when
     /// the path ends in ".gz". False with `error` set (may be null) when the file cannot be written.
+    /// The findings of `analysis`, the user's `annotations` (a finding's own annotation is its
+    /// finding) and the log records go on a "RankScope" process and each rank's Log thread.
     static bool write(const QString &path, const Session &session, const AnalysisResult *analysis,
-                      const std::map<RankId, TimeNs> &offsets = {}, QString *error = nullptr);
+                      const std::map<RankId, TimeNs> &offsets = {}, QString *error = nullptr,
+                      const std::vector<Annotation> &annotations = {});
 };
 
 } // namespace rs
