@@ -11,9 +11,16 @@ int SummaryImporter::sniff(std::string_view head, std::string_view) const
 
 void SummaryImporter::import(InputStream &in, SourceBuilder &out, ImportContext &ctx) const
 {
+    // A summary is a few MB; one past this is not what `summarize` writes, and is not held in memory.
+    constexpr std::size_t kMaxBytes = std::size_t(1) << 30;
     std::string bytes;
     std::vector<char> buf(1u << 20);
     for (std::size_t n; (n = in.read(buf.data(), buf.size())) > 0;) {
+        if (bytes.size() + n > kMaxBytes) {
+            out.error("summary-too-large", "larger than 1 GiB: not a summary rankscope summarize writes", -1,
+                      static_cast<std::int64_t>(bytes.size()));
+            return;
+        }
         bytes.append(buf.data(), n);
         ctx.reportProgress(in.compressedBytesRead(), in.compressedSize());
         if (ctx.isCancelled())
