@@ -1,6 +1,7 @@
 #include "sourcecache.h"
 
 #include "sourcearchive.h"
+#include "sqlite.h"
 
 #include <QCryptographicHash>
 
@@ -46,71 +47,7 @@ const std::string &programIdentity()
     return id;
 }
 
-// An SQLite failure with its result code: only a file that is not (or no longer) a database is
-// thrown away; a busy or full disk is reported and the import goes on without the cache.
-struct SqliteError : std::runtime_error {
-    SqliteError(sqlite3 *db, int rc)
-        : std::runtime_error(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc))
-        , code(rc & 0xff)
-    {
-    }
-    int code;
-    bool damaged() const { return code == SQLITE_NOTADB || code == SQLITE_CORRUPT; }
-};
-
-struct Db {
-    sqlite3 *db = nullptr;
-    ~Db()
-    {
-        if (db)
-            sqlite3_close_v2(db);
-    }
-};
-
-struct Stmt {
-    sqlite3_stmt *s = nullptr;
-    Stmt(sqlite3 *db, const char *sql)
-    {
-        if (const int rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr); rc != SQLITE_OK)
-            throw SqliteError(db, rc);
-    }
-    ~Stmt() { sqlite3_finalize(s); }
-    Stmt &text(int i, const std::string &v)
-    {
-        sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-        return *this;
-    }
-    Stmt &integer(int i, std::int64_t v)
-    {
-        sqlite3_bind_int64(s, i, v);
-        return *this;
-    }
-    Stmt &blob(int i, const std::string &v)
-    {
-        sqlite3_bind_blob64(s, i, v.data(), v.size(), SQLITE_STATIC);
-        return *this;
-    }
-    bool step()
-    {
-        const int rc = sqlite3_step(s);
-        if (rc == SQLITE_ROW)
-            return true;
-        if (rc != SQLITE_DONE)
-            throw SqliteError(sqlite3_db_handle(s), rc);
-        return false;
-    }
-    void reset()
-    {
-        sqlite3_reset(s);
-        sqlite3_clear_bindings(s);
-    }
-};
-
-void exec(sqlite3 *db, const char *sql)
-{
-    if (const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr); rc != SQLITE_OK)
-        throw SqliteError(db, rc);
-}
+using namespace rs::sqlite;
 
 // Opens (creating) the database; a file that is not a database of this schema is replaced.
 std::unique_ptr<Db> open(const std::string &dir, const std::string &path)

@@ -1,6 +1,7 @@
 #include "summaryfile.h"
 
 #include "cache/sourcearchive.h"
+#include "cache/sqlite.h"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -43,54 +44,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Db {
-    sqlite3 *db = nullptr;
-    ~Db()
-    {
-        if (db)
-            sqlite3_close_v2(db);
-    }
-};
-
-[[noreturn]] void fail(sqlite3 *db, const char *what)
-{
-    throw std::runtime_error(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
-}
-
-void exec(sqlite3 *db, const std::string &sql)
-{
-    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
-        fail(db, "SQLite");
-}
-
-struct Stmt {
-    sqlite3_stmt *s = nullptr;
-    Stmt(sqlite3 *db, const char *sql)
-    {
-        if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) != SQLITE_OK)
-            fail(db, "SQLite");
-    }
-    ~Stmt() { sqlite3_finalize(s); }
-    bool step()
-    {
-        const int rc = sqlite3_step(s);
-        if (rc == SQLITE_ROW)
-            return true;
-        if (rc != SQLITE_DONE)
-            fail(sqlite3_db_handle(s), "SQLite");
-        return false;
-    }
-    void reset()
-    {
-        sqlite3_reset(s);
-        sqlite3_clear_bindings(s);
-    }
-    std::string text(int col) const
-    {
-        const auto *p = static_cast<const char *>(sqlite3_column_blob(s, col));
-        return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(s, col))) : std::string();
-    }
-};
+using namespace rs::sqlite;
 
 } // namespace
 
@@ -120,29 +74,24 @@ bool SummaryFile::write(const std::string &path, const SourceBuilder &source, st
         {
             Db db;
             if (sqlite3_open_v2(temp.c_str(), &db.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
-                fail(db.db, "cannot create the summary");
-            exec(db.db, "PRAGMA application_id=" + std::to_string(kApplicationId) + "; PRAGMA user_version=1;"
+                throw std::runtime_error(std::string("cannot create the summary: ") + sqlite3_errmsg(db.db));
+            exec(db.db, ("PRAGMA application_id=" + std::to_string(kApplicationId) + "; PRAGMA user_version=1;"
                         " PRAGMA journal_mode=DELETE; BEGIN;"
                         " CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-                        " CREATE TABLE columns(name TEXT, block INTEGER, raw INTEGER, data BLOB, PRIMARY KEY(name, block));");
+                        " CREATE TABLE columns(name TEXT, block INTEGER, raw INTEGER, data BLOB, PRIMARY KEY(name, block));").c_str());
             Stmt meta(db.db, "INSERT INTO meta(key, value) VALUES(?1, ?2)");
             const json facts = *source.source().summary;
             for (const auto &[k, v] : {std::pair<std::string, std::string>{"schema", kSchema},
                                        {"layout", SourceArchive::layoutId()},
                                        {"writer", source.source().summary->writer},
                                        {"facts", facts.dump()}}) {
-                sqlite3_bind_text(meta.s, 1, k.data(), int(k.size()), SQLITE_TRANSIENT);
-                sqlite3_bind_text(meta.s, 2, v.data(), int(v.size()), SQLITE_TRANSIENT);
-                meta.step();
+                meta.text(1, k).text(2, v).step();
                 meta.reset();
             }
             Stmt put(db.db, "INSERT INTO columns(name, block, raw, data) VALUES(?1, ?2, ?3, ?4)");
             for (const SourceArchive::Column &c : columns)
                 for (std::size_t b = 0; b < c.blocks.size(); ++b) {
-                    sqlite3_bind_text(put.s, 1, c.name.data(), int(c.name.size()), SQLITE_TRANSIENT);
-                    sqlite3_bind_int64(put.s, 2, std::int64_t(b));
-                    sqlite3_bind_int64(put.s, 3, std::int64_t(c.blockRaw[b]));
-                    sqlite3_bind_blob64(put.s, 4, c.blocks[b].data(), c.blocks[b].size(), SQLITE_STATIC);
+                    put.text(1, c.name).integer(2, std::int64_t(b)).integer(3, std::int64_t(c.blockRaw[b])).blob(4, c.blocks[b]);
                     put.step();
                     put.reset();
                 }
@@ -170,16 +119,16 @@ std::optional<SourceBuilder> SummaryFile::read(std::string bytes, std::string *w
     try {
         Db db;
         if (sqlite3_open_v2(":memory:", &db.db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
-            fail(db.db, "SQLite");
+            throw SqliteError(db.db, SQLITE_ERROR);
         // Read in place from memory: SQLite neither copies nor frees the buffer.
         if (sqlite3_deserialize(db.db, "main", reinterpret_cast<unsigned char *>(bytes.data()), sqlite3_int64(bytes.size()),
                                 sqlite3_int64(bytes.size()), SQLITE_DESERIALIZE_READONLY)
             != SQLITE_OK)
-            fail(db.db, "not readable as a database");
+            throw std::runtime_error(std::string("not readable as a database: ") + sqlite3_errmsg(db.db));
         std::map<std::string, std::string> meta;
         Stmt q(db.db, "SELECT key, value FROM meta");
         while (q.step())
-            meta[q.text(0)] = q.text(1);
+            meta[bytesOf(q.s, 0)] = bytesOf(q.s, 1);
         if (meta["schema"] != kSchema)
             return no("summary schema \"" + meta["schema"] + "\" is not " + kSchema);
         if (meta["layout"] != SourceArchive::layoutId())
@@ -189,12 +138,12 @@ std::optional<SourceBuilder> SummaryFile::read(std::string bytes, std::string *w
         std::map<std::string, SourceArchive::Column> byName;
         Stmt c(db.db, "SELECT name, raw, data FROM columns ORDER BY name, block");
         while (c.step()) {
-            SourceArchive::Column &col = byName[c.text(0)];
-            col.name = c.text(0);
+            SourceArchive::Column &col = byName[bytesOf(c.s, 0)];
+            col.name = bytesOf(c.s, 0);
             const auto raw = static_cast<std::uint64_t>(sqlite3_column_int64(c.s, 1));
             col.rawBytes += raw;
             col.blockRaw.push_back(raw);
-            col.blocks.push_back(c.text(2));
+            col.blocks.push_back(bytesOf(c.s, 2));
         }
         std::vector<SourceArchive::Column> columns;
         for (auto &[name, col] : byName)
