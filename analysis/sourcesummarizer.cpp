@@ -125,6 +125,8 @@ void SourceSummarizer::thin(SourceBuilder &source, SummaryFacts &facts, const Li
     std::sort(edges.begin(), edges.end());
     edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
 
+    // Flows name spans by index, and most of their spans go: a summary keeps none.
+    source.clearFlows();
     ArgsArena args;
     auto carry = [&](ArgsId id) { return id == kNoArgs ? kNoArgs : args.add(source.args(id)); };
     const TimeRange range = source.source().timeRange;

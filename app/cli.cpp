@@ -41,7 +41,9 @@ nlohmann::json countsJson(const SourceCounts &c)
             {"oom_messages", c.oomMessages},
             {"gpu_samples", c.gpuSamples},
             {"segments", c.segments},
-            {"trace_entries", c.traceEntries}};
+            {"trace_entries", c.traceEntries},
+            {"flows", c.flows},
+            {"flow_ends_unpaired", c.flowEndsUnpaired}};
 }
 
 // "path:line: message" or "path: message", as the contract says. A summary's diagnostics are its

@@ -26,6 +26,22 @@ std::size_t Session::spanCount() const
     return n;
 }
 
+std::vector<std::uint32_t> Session::flowsAt(TrackId track, std::uint32_t span) const
+{
+    std::vector<std::uint32_t> out;
+    const FlowEnd at{track, span};
+    const auto key = [](const FlowEnd &e) { return std::pair(e.track, e.span); };
+    auto from = std::lower_bound(m_flows.begin(), m_flows.end(), at,
+                                 [&key](const Flow &f, const FlowEnd &e) { return key(f.from) < key(e); });
+    for (; from != m_flows.end() && from->from == at; ++from)
+        out.push_back(static_cast<std::uint32_t>(from - m_flows.begin()));
+    auto to = std::lower_bound(m_flowsByEnd.begin(), m_flowsByEnd.end(), at,
+                               [this, &key](std::uint32_t i, const FlowEnd &e) { return key(m_flows[i].to) < key(e); });
+    for (; to != m_flowsByEnd.end() && m_flows[*to].to == at; ++to)
+        out.push_back(*to);
+    return out;
+}
+
 bool Session::hasErrors() const
 {
     return std::any_of(m_sources.begin(), m_sources.end(), [](const Source &s) { return s.hasErrors(); });

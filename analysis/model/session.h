@@ -3,6 +3,7 @@
 // Shared between threads as std::shared_ptr<const Session>; built by SessionBuilder.
 
 #include "argsarena.h"
+#include "flow.h"
 #include "flightrecords.h"
 #include "gpurecords.h"
 #include "records.h"
@@ -74,6 +75,10 @@ public:
     const GpuEvidence &gpus() const { return m_gpus; }
     /// NCCL flight-recorder dumps: entries, process groups and per-group progress of every rank.
     const FlightRecorderEvidence &flightRecorder() const { return m_flight; }
+    /// Flow arrows between spans (launch → kernel, forward → backward), sorted by their `from` end.
+    const std::vector<Flow> &flows() const { return m_flows; }
+    /// Indexes into flows() of the flows that start or end at `span` of `track`, starts first.
+    std::vector<std::uint32_t> flowsAt(TrackId track, std::uint32_t span) const;
     const StringPool &strings() const { return m_strings; }
     std::string_view str(StringId id) const { return m_strings.view(id); }
     /// Raw args JSON of an event on `track`.
@@ -97,6 +102,8 @@ private:
     std::vector<Rank> m_ranks;
     std::vector<Track> m_tracks;
     std::vector<Collective> m_collectives;
+    std::vector<Flow> m_flows;
+    std::vector<std::uint32_t> m_flowsByEnd; // indexes into m_flows, sorted by `to`
     std::vector<MemorySummary> m_memorySummaries;
     std::vector<OomEvent> m_ooms;
     LogEvidence m_logs;

@@ -279,6 +279,11 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
             }
             s.m_tracks.push_back(std::move(t));
         }
+        for (Flow f : b.m_flows) {
+            f.from.track += trackBase;
+            f.to.track += trackBase;
+            s.m_flows.push_back(f);
+        }
         for (Step st : b.m_steps) {
             st.track = st.track == kNoTrack ? kNoTrack : st.track + trackBase;
             const RankId rk = st.track != kNoTrack ? s.m_tracks[st.track].rank : primary;
@@ -410,6 +415,15 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
     }
     std::stable_sort(s.m_collectives.begin(), s.m_collectives.end(), [](const Collective &a, const Collective &b) {
         return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
+    });
+    // Sources add their flows in track order, each sorted by its start end: the whole list is too.
+    s.m_flowsByEnd.resize(s.m_flows.size());
+    for (std::uint32_t i = 0; i < s.m_flowsByEnd.size(); ++i)
+        s.m_flowsByEnd[i] = i;
+    std::sort(s.m_flowsByEnd.begin(), s.m_flowsByEnd.end(), [&s](std::uint32_t a, std::uint32_t b) {
+        const FlowEnd &x = s.m_flows[a].to;
+        const FlowEnd &y = s.m_flows[b].to;
+        return x.track != y.track ? x.track < y.track : x.span < y.span;
     });
     StepCompleteness::mark(s.m_ranks, s);
     return session;

@@ -43,6 +43,8 @@ struct SourceCounts {
     std::int64_t gpuSamples = 0;       ///< nvidia-smi data rows
     std::int64_t segments = 0;         ///< allocator snapshot segments
     std::int64_t traceEntries = 0;     ///< allocator trace entries / memory-timeline rows
+    std::int64_t flows = 0;            ///< flow arrows bound to two spans (ac2g launch → kernel, fwdbwd)
+    std::int64_t flowEndsUnpaired = 0; ///< flow events without a partner, or whose span is not in the trace
 };
 
 /// A GPU as described by the trace's deviceProperties.

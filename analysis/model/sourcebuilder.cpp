@@ -96,6 +96,8 @@ void SourceBuilder::shiftTimes(TimeNs delta)
         c.start += delta;
         c.end += delta;
     }
+    for (FlowPoint &p : m_flowPoints)
+        p.time += delta;
     for (OomEvent &o : m_ooms)
         if (o.time != kNoTime)
             o.time += delta;
@@ -157,6 +159,14 @@ void SourceBuilder::finish()
     if (m_source.summary)
         range = range.united(m_source.summary->originRange);
     m_source.timeRange = range;
+    // Spans have their final places now, so a flow can name its two by index.
+    if (!m_flowPoints.empty()) {
+        FlowBinding bound = bindFlows(std::move(m_flowPoints), m_tracks);
+        m_flowPoints = {};
+        m_flows = std::move(bound.flows);
+        m_source.counts.flows = static_cast<std::int64_t>(m_flows.size());
+        m_source.counts.flowEndsUnpaired = bound.unpaired + 2 * bound.unbound;
+    }
     m_args.shrink();
 }
 

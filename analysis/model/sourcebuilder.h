@@ -3,6 +3,7 @@
 // pool and args arena so tasks never share mutable state; SessionBuilder merges finished builders.
 
 #include "argsarena.h"
+#include "flow.h"
 #include "session.h"
 
 #include <map>
@@ -45,6 +46,16 @@ public:
     void addStep(const Step &step) { m_steps.push_back(step); }
     void addCollective(const Collective &c) { m_collectives.push_back(c); }
     void addDevice(const DeviceInfo &d) { m_source.devices.push_back(d); }
+    /// One `s` or `f` flow event; finish() pairs and binds them (flow.h).
+    void addFlowPoint(const FlowPoint &p) { m_flowPoints.push_back(p); }
+    /// The bound flows (after finish()), sorted by their start end; track ids are this source's.
+    const std::vector<Flow> &flows() const { return m_flows; }
+    /// Forgets the flows, for a caller that is about to drop or reorder spans.
+    void clearFlows()
+    {
+        m_flows.clear();
+        m_flowPoints.clear();
+    }
     /// Returns the index of the OOM within this source (for MemorySummary::oom).
     std::int32_t addOom(OomEvent oom)
     {
@@ -97,6 +108,8 @@ private:
     std::map<std::tuple<int, std::int64_t, std::int64_t, std::int32_t, RankId>, TrackId> m_trackIndex;
     std::vector<Step> m_steps;
     std::vector<Collective> m_collectives;
+    std::vector<FlowPoint> m_flowPoints; // read, not yet bound
+    std::vector<Flow> m_flows;
     std::vector<OomEvent> m_ooms;
     std::vector<MemorySummary> m_memorySummaries;
     LogEvidence m_logs;

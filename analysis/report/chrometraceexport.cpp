@@ -281,6 +281,32 @@ bool ChromeTraceExport::write(const Session &session, const std::vector<RankAlig
         }
     }
 
+    // Flows go out as Kineto wrote them: an `s` where the first span starts and an `f` bound to
+    // the enclosing slice ("bp": "e") where the second starts, so Perfetto draws the same arrows.
+    const auto flowEnd = [&](std::string &o, const char *ph, const FlowEnd &e, std::size_t id, FlowKind kind) {
+        const Track &t = session.tracks()[e.track];
+        head(o, ph, t.rank, e.track);
+        o += ",\"id\":";
+        appendInt(o, static_cast<std::int64_t>(id));
+        o += ",\"ts\":";
+        appendMicros(o, t.spans[e.span].start + offsetOf(t.rank) - origin);
+        o += ",\"cat\":\"";
+        o += flowKindCategory(kind);
+        o += "\",\"name\":\"";
+        o += flowKindCategory(kind);
+        o += '"';
+        if (*ph == 'f')
+            o += ",\"bp\":\"e\"";
+        o += '}';
+    };
+    for (std::size_t i = 0; i < session.flows().size() && w.ok(); ++i) {
+        const Flow &f = session.flows()[i];
+        if (session.tracks()[f.from.track].rank < 0 || session.tracks()[f.to.track].rank < 0)
+            continue; // a lane without a rank is not written, so neither is its arrow
+        flowEnd(w.event(), "s", f.from, i + 1, f.kind);
+        flowEnd(w.event(), "f", f.to, i + 1, f.kind);
+    }
+
     // What RankScope found, and what its user noted: one process of their own, so a Perfetto user
     // sees the findings beside the ranks they are about.
     const auto mark = [&w, origin](std::int64_t pid, std::int64_t tid, const std::string &name, TimeNs at, TimeNs duration,

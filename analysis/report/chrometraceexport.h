@@ -1,7 +1,8 @@
 #pragma once
 // A merged Chrome trace (the JSON object format Perfetto and chrome://tracing open) of every rank
 // of a session on the aligned axis: one process per rank, one thread per track, spans as "X",
-// instants as "i", counters as "C". Written as a stream of text: a session of several GB must not
+// instants as "i", counters as "C", flows (launch → kernel) as "s"/"f" pairs. Written as a stream
+// of text: a session of several GB must not
 // be copied into a JSON DOM, so events go out in chunks of a bounded buffer.
 
 #include "analysisresult.h"

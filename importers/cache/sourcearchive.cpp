@@ -16,7 +16,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimeRange, begin, end)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic::Example, line, offset, message)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, severity, code, message, line, offset, count, examples)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceCounts, spans, instants, memoryEvents, counterSamples, steps, collectives, logLines,
-                                   warnings, memorySummaries, oomMessages, gpuSamples, segments, traceEntries)
+                                   warnings, memorySummaries, oomMessages, gpuSamples, segments, traceEntries,
+                                   flows, flowEndsUnpaired)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, id, name, totalMemory, computeMajor, computeMinor, numSms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Source, path, format, compression, fileBytes, ranks, rankOrigin, worldSize, counts, hasClock,
                                    timeRange, diagnostics, devices, metadata)
@@ -255,7 +256,8 @@ std::string SourceArchive::layoutId()
 {
     // Record sizes and the byte order: a different build of the model cannot misread an entry.
     const std::uint16_t probe = 1;
-    return "rankscope-source/2 span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant))
+    return "rankscope-source/3 span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant))
+        + " flow" + std::to_string(sizeof(Flow))
         + (*reinterpret_cast<const std::uint8_t *>(&probe) ? " le" : " be");
 }
 
@@ -295,6 +297,8 @@ std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
             out.push_back(compress(p + "values", bytesOf(t.counter.values)));
         }
     }
+    if (!b.m_flows.empty())
+        out.push_back(compress("flows", bytesOf(b.m_flows)));
     return out;
 }
 
@@ -395,6 +399,16 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
             for (const Span &s : t.spans)
                 if (s.name >= b.m_strings.size() || s.category >= b.m_strings.size() || s.args > b.m_args.count())
                     throw std::runtime_error("track " + std::to_string(i) + ": a span names a string or args it does not have");
+        }
+        if (has("flows")) {
+            b.m_flows = arrayOf<Flow>(columns, "flows");
+            // A flow names two spans by index: one that points past its track is damage.
+            const auto valid = [&b](const FlowEnd &e) {
+                return e.track < b.m_tracks.size() && e.span < b.m_tracks[e.track].spans.size();
+            };
+            for (const Flow &f : b.m_flows)
+                if (!valid(f.from) || !valid(f.to) || f.kind > FlowKind::Other)
+                    throw std::runtime_error("a flow names a span its tracks do not have");
         }
         b.m_args.shrink();
         return b;

@@ -238,15 +238,52 @@ void KinetoTraceBuilder::addEvent(const JsonEvent &ev)
     case 'I': addInstant(ev); break;
     case 'C': addCounter(ev); break;
     case 'M': m_metadata.addThreadMetadata(ev, idOf(ev.pid), idOf(ev.tid)); break;
-    case 's':
-    case 'f':
-    case 't': break; // flow arrows link events; they are not events themselves
+    case 's': addFlow(ev, true); break;
+    case 'f': addFlow(ev, false); break;
+    case 't': break; // a flow's intermediate step: Kineto writes none, and it binds nothing new
     default:
         m_ignored.add(ev.offset);
         if (m_ignoredPhases.find(ev.ph.text[0]) == std::string::npos && m_ignoredPhases.size() < 16)
             m_ignoredPhases.push_back(ev.ph.text[0]);
         break;
     }
+}
+
+void KinetoTraceBuilder::addFlow(const JsonEvent &ev, bool start)
+{
+    TimeNs t = 0;
+    if (!ev.id.present() || !readTime(ev.ts, t))
+        return;
+    FlowPoint p;
+    p.id = idOf(ev.id);
+    p.time = t;
+    p.kind = flowKindOf(ev.cat.present() ? ev.cat.text : ev.name.text);
+    p.start = start;
+    // Chrome's rule: an `f` binds to the next slice unless "bp": "e" says the enclosing one.
+    p.enclosing = start || ev.bp.text == "e";
+    const ThreadKey key = keyOf(ev);
+    const auto cpu = m_threadTracks[0].find(key);
+    const auto gpu = m_threadTracks[1].find(key);
+    if (cpu == m_threadTracks[0].end() && gpu == m_threadTracks[1].end()) {
+        m_unplacedFlows.emplace_back(key, p);
+        return;
+    }
+    // Kineto writes the arrow's ends right after their events, so the lanes are mostly known.
+    p.track = gpu != m_threadTracks[1].end() ? gpu->second : cpu->second;
+    p.altTrack = gpu != m_threadTracks[1].end() && cpu != m_threadTracks[0].end() ? cpu->second : kNoTrack;
+    m_out.addFlowPoint(p);
+}
+
+void KinetoTraceBuilder::resolveFlows()
+{
+    for (auto &[key, p] : m_unplacedFlows) {
+        const auto cpu = m_threadTracks[0].find(key);
+        const auto gpu = m_threadTracks[1].find(key);
+        p.track = gpu != m_threadTracks[1].end() ? gpu->second : cpu != m_threadTracks[0].end() ? cpu->second : kNoTrack;
+        p.altTrack = gpu != m_threadTracks[1].end() && cpu != m_threadTracks[0].end() ? cpu->second : kNoTrack;
+        m_out.addFlowPoint(p); // one without a lane counts as unpaired when bound
+    }
+    m_unplacedFlows = {};
 }
 
 void KinetoTraceBuilder::addComplete(const JsonEvent &ev)
@@ -514,6 +551,7 @@ void KinetoTraceBuilder::finish()
 {
     closeUnmatched();
     nameTracks();
+    resolveFlows();
     m_metadata.applyClock(m_firstTime);
     m_metadata.applyRanks(m_commsRank, m_commsGroupSize);
     SourceCounts &counts = m_out.source().counts;

@@ -75,6 +75,8 @@ private:
     void addInstant(const JsonEvent &ev);
     void addMemorySample(const JsonEvent &ev, TimeNs t);
     void addCounter(const JsonEvent &ev);
+    void addFlow(const JsonEvent &ev, bool start);
+    void resolveFlows();
     void emitSpan(TrackId track, const Span &span, std::uint8_t kind, const JsonEvent *ev);
     void addCollective(TrackId track, const Span &span, const JsonEvent *ev);
     void noteCommsRank(const JsonEvent &ev);
@@ -96,6 +98,8 @@ private:
     TrackId m_lastTrack = kNoTrack;
     bool m_lastGpu = false;
     ThreadMap<std::vector<OpenSpan>> m_open;
+    // Flow events read before any span of their pid/tid: their lanes are looked up in finish().
+    std::vector<std::pair<ThreadKey, FlowPoint>> m_unplacedFlows;
     std::map<std::pair<int, std::int32_t>, TrackId> m_memoryTracks;
     std::map<std::int32_t, double> m_runningAllocated; // per device, when totals are absent
     std::map<std::string, TrackId, std::less<>> m_counterTracks;

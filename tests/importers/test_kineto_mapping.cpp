@@ -7,6 +7,8 @@
 #include <QElapsedTimer>
 #include <QTest>
 
+#include <set>
+
 #include <atomic>
 
 using namespace rs;
@@ -34,6 +36,7 @@ private Q_SLOTS:
     void counters();
     void collectives();
     void steps();
+    void flowsBindToTheirSpans();
     void rankFromRecordParamComms();
     void distributedInfoWins();
     void metadataKept();
@@ -159,6 +162,40 @@ void TestKinetoMapping::steps()
     QVERIFY(stream);
     QVERIFY(stream->spans[0].flags & SpanFlagStep); // flagged, not counted
     QVERIFY(stream->spans[0].flags & SpanFlagAnnotation);
+}
+
+void TestKinetoMapping::flowsBindToTheirSpans()
+{
+    // The `f` of id 7 comes before its kernel's lane exists; id 9 binds to the next span (no
+    // "bp"); id 11 has no `s`; id 12's `f` falls on no span; fwdbwd is its own kind; the `s` of
+    // id 7 sits inside a parent op, so it binds to the deepest span there (the launch).
+    const SourceBuilder b = importText(R"JSON({"traceEvents": [
+      {"ph": "f", "id": 7, "pid": 0, "tid": 7, "ts": 120, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 100, "dur": 30},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 105, "dur": 5},
+      {"ph": "s", "id": 7, "pid": 1, "tid": 2, "ts": 105, "cat": "ac2g", "name": "ac2g"},
+      {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 120, "dur": 40},
+      {"ph": "s", "id": 9, "pid": 1, "tid": 2, "ts": 102, "cat": "ac2g", "name": "ac2g"},
+      {"ph": "f", "id": 9, "pid": 0, "tid": 7, "ts": 161, "cat": "ac2g", "name": "ac2g"},
+      {"ph": "X", "cat": "kernel", "name": "relu", "pid": 0, "tid": 7, "ts": 170, "dur": 5},
+      {"ph": "f", "id": 11, "pid": 0, "tid": 7, "ts": 170, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+      {"ph": "s", "id": 12, "pid": 1, "tid": 2, "ts": 101, "cat": "ac2g", "name": "ac2g"},
+      {"ph": "f", "id": 12, "pid": 0, "tid": 7, "ts": 500, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+      {"ph": "X", "cat": "cpu_op", "name": "MmBackward0", "pid": 1, "tid": 3, "ts": 300, "dur": 10},
+      {"ph": "s", "id": 7, "pid": 1, "tid": 2, "ts": 100, "cat": "fwdbwd", "name": "fwdbwd"},
+      {"ph": "f", "id": 7, "pid": 1, "tid": 3, "ts": 300, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"}
+    ]})JSON");
+    const auto spanName = [&b](const FlowEnd &e) { return std::string(b.str(b.tracks()[e.track].spans[e.span].name)); };
+    std::multiset<std::string> seen;
+    for (const Flow &f : b.flows())
+        seen.insert(std::string(flowKindCategory(f.kind)) + ":" + spanName(f.from) + "->" + spanName(f.to));
+    QCOMPARE(seen, (std::multiset<std::string>{"ac2g:cudaLaunchKernel->gemm", "ac2g:aten::mm->relu", "fwdbwd:aten::mm->MmBackward0"}));
+    QCOMPARE(b.source().counts.flows, std::int64_t(3));
+    QCOMPARE(b.source().counts.flowEndsUnpaired, std::int64_t(3)); // 11's lone `f`, and 12's two ends
+    // Sorted by the start end, and the times moved with the file's clock like every span.
+    for (std::size_t i = 1; i < b.flows().size(); ++i)
+        QVERIFY(std::pair(b.flows()[i - 1].from.track, b.flows()[i - 1].from.span)
+                <= std::pair(b.flows()[i].from.track, b.flows()[i].from.span));
 }
 
 void TestKinetoMapping::rankFromRecordParamComms()

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace rs;
 using namespace rs::test;
@@ -23,6 +24,7 @@ using Dom = nlohmann::basic_json<std::map, std::vector, std::string, bool, std::
 
 struct Expected {
     std::int64_t spans = 0, instants = 0, memoryEvents = 0, counterSamples = 0, steps = 0, collectives = 0;
+    std::int64_t flowPairs = 0, flowEvents = 0; // ids with both an `s` and an `f`; all `s`/`f` events
     std::vector<RankId> ranks;
     std::int32_t worldSize = 0;
     bool hasClock = false;
@@ -80,8 +82,14 @@ Expected readIndependently(const std::string &text)
         hi = std::max(hi, end);
     };
     std::optional<std::int64_t> commsRank, commsSize;
+    std::map<std::pair<std::string, std::string>, std::pair<int, int>> flowEnds; // (cat, id) → (#s, #f)
     for (const Dom &ev : events) {
         const std::string ph = str(ev, "ph"), cat = str(ev, "cat"), name = str(ev, "name");
+        if ((ph == "s" || ph == "f") && ev.contains("id")) {
+            ++e.flowEvents;
+            auto &n = flowEnds[{cat, ev.at("id").dump()}];
+            ++(ph == "s" ? n.first : n.second);
+        }
         if (ph == "M" || ph == "s" || ph == "f" || ph == "t")
             continue;
         const TimeNs t = ns(ev.at("ts"));
@@ -120,6 +128,8 @@ Expected readIndependently(const std::string &text)
                 }
         }
     }
+    for (const auto &[key, n] : flowEnds)
+        e.flowPairs += std::min(n.first, n.second);
     const bool absolute = first && *first > 1'000'000'000'000'000'000;
     const bool hasBase = doc.is_object() && doc.contains("baseTimeNanoseconds");
     e.hasClock = hasBase || absolute;
@@ -158,6 +168,7 @@ private Q_SLOTS:
     void matchesIndependentReading_data();
     void matchesIndependentReading();
     void dlrmTracksCollectivesDevices();
+    void dlrmFlowsJoinLaunchAndKernel();
     void resnetOldVocabularyAndRunningMemory();
     void bertMemoryTracksAndBaseAfterEvents();
     void rocmDeviceTypeSix();
@@ -199,6 +210,10 @@ void TestKinetoSamples::matchesIndependentReading()
     QCOMPARE(src.counts.counterSamples, e.counterSamples);
     QCOMPARE(src.counts.steps, e.steps);
     QCOMPARE(src.counts.collectives, e.collectives);
+    // Every `s`/`f` pair lands on two spans; the ends without a partner are counted, not lost.
+    QCOMPARE(src.counts.flows, e.flowPairs);
+    QCOMPARE(src.counts.flowEndsUnpaired, e.flowEvents - 2 * e.flowPairs);
+    QCOMPARE(std::int64_t(b.flows().size()), e.flowPairs);
     QCOMPARE(src.ranks, e.ranks);
     QCOMPARE(src.worldSize, e.worldSize);
     QCOMPARE(src.hasClock, e.hasClock);
@@ -237,6 +252,37 @@ void TestKinetoSamples::dlrmTracksCollectivesDevices()
     QCOMPARE(b.source().devices[3].totalMemory, std::int64_t(34079899648));
     QCOMPARE(b.source().devices[3].numSms, 80);
     QCOMPARE(b.steps().at(0).number, std::int64_t(10));
+}
+
+void TestKinetoSamples::dlrmFlowsJoinLaunchAndKernel()
+{
+    // Kineto's ac2g id is the CUPTI correlation id that the launch and its GPU op both carry in
+    // their args: an arrow bound to the wrong span shows up as two different correlations.
+    const SourceBuilder b = importSample("param_dlrm_8rank/worker0_step_12.1694128201545.pt.trace.json");
+    QCOMPARE(b.flows().size(), std::size_t(261));
+    QCOMPARE(b.source().counts.flowEndsUnpaired, std::int64_t(264)); // `f` ends on cudaEventQuery with no `s`
+    const auto correlation = [&b](const FlowEnd &e) {
+        const Span &s = b.tracks()[e.track].spans[e.span];
+        return Dom::parse(b.args(s.args)).value("correlation", std::int64_t(-1));
+    };
+    std::set<std::string> launches;
+    for (const Flow &f : b.flows()) {
+        QCOMPARE(f.kind, FlowKind::Launch);
+        const Track &cpu = b.tracks()[f.from.track];
+        const Track &gpu = b.tracks()[f.to.track];
+        QCOMPARE(cpu.kind, TrackKind::CpuThread);
+        QCOMPARE(gpu.kind, TrackKind::GpuStream);
+        const Span &launch = cpu.spans[f.from.span];
+        const Span &op = gpu.spans[f.to.span];
+        QVERIFY(launch.flags & SpanFlagRuntime);
+        QVERIFY(op.flags & SpanFlagGpu);
+        QVERIFY(op.start >= launch.start); // a kernel runs after it was queued
+        QCOMPARE(correlation(f.from), correlation(f.to));
+        QVERIFY(correlation(f.from) > 0);
+        launches.insert(std::string(b.str(launch.name)));
+    }
+    QVERIFY(launches.count("cudaLaunchKernel"));
+    QVERIFY(launches.count("cudaMemcpyAsync"));
 }
 
 void TestKinetoSamples::resnetOldVocabularyAndRunningMemory()
