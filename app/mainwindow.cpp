@@ -92,6 +92,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_timeline = new TimelineView(m_state);
     m_details = new DetailsPanel(m_state);
+    connect(m_details, &DetailsPanel::revealRequested, m_timeline, &TimelineView::ensureEventVisible);
     m_importLog = new ImportLogPanel;
     m_logs = new LogPanel(m_state);
     m_search = new SearchPanel(m_state);

@@ -11,7 +11,9 @@
 #include <QTest>
 
 #include <map>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace rs;
 using namespace rs::test;
@@ -68,6 +70,8 @@ std::size_t eventsExpected(const Session &s)
             n += 2 + t.spans.size() + t.instants.size() + (isCounterKind(t.kind) ? t.counter.size() : 0);
         }
     }
+    for (const Flow &f : s.flows())
+        n += s.tracks()[f.from.track].rank >= 0 && s.tracks()[f.to.track].rank >= 0 ? 2 : 0; // its `s` and `f`
     return n;
 }
 
@@ -226,7 +230,35 @@ void TestChromeTraceExport::demoEventCount()
         if (e.at("ph") != "M")
             minTs = std::min(minTs, e.at("ts").get<double>());
     QCOMPARE(minTs, 0.0); // relative to the earliest aligned time
-    qInfo("demo: %zu events, %zu bytes", j.at("traceEvents").size(), text.size());
+
+    // Every flow is an `s` at its launch's start and an `f` ("bp": "e") at its kernel's start, on
+    // the threads of those spans, under one id: Perfetto binds both ends to the same spans again.
+    QVERIFY(s->flows().size() > 100);
+    std::map<std::tuple<std::int64_t, std::int64_t, std::string>, std::set<std::string>> slicesAt; // (pid, tid, ts) → names
+    std::map<std::int64_t, std::vector<const nlohmann::json *>> ends;
+    for (const auto &e : j.at("traceEvents")) {
+        const std::string ph = e.at("ph");
+        if (ph == "X")
+            slicesAt[{e.at("pid").get<std::int64_t>(), e.at("tid").get<std::int64_t>(), e.at("ts").dump()}].insert(e.at("name").get<std::string>());
+        else if (ph == "s" || ph == "f")
+            ends[e.at("id").get<std::int64_t>()].push_back(&e);
+    }
+    QCOMPARE(ends.size(), s->flows().size());
+    for (const auto &[id, pair] : ends) {
+        QCOMPARE(pair.size(), std::size_t(2));
+        const Flow &f = s->flows()[static_cast<std::size_t>(id - 1)];
+        for (const nlohmann::json *e : pair) {
+            const bool start = e->at("ph") == "s";
+            const FlowEnd &end = start ? f.from : f.to;
+            QCOMPARE(e->at("tid").get<std::int64_t>(), std::int64_t(end.track));
+            QCOMPARE(e->at("cat").get<std::string>(), std::string(flowKindCategory(f.kind)));
+            QCOMPARE(e->contains("bp"), !start);
+            const auto at = slicesAt.find({e->at("pid").get<std::int64_t>(), e->at("tid").get<std::int64_t>(), e->at("ts").dump()});
+            QVERIFY(at != slicesAt.end());
+            QVERIFY(at->second.count(std::string(s->str(s->tracks()[end.track].spans[end.span].name))));
+        }
+    }
+    qInfo("demo: %zu events, %zu flows, %zu bytes", j.at("traceEvents").size(), s->flows().size(), text.size());
 }
 
 QTEST_GUILESS_MAIN(TestChromeTraceExport)

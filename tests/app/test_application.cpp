@@ -17,9 +17,11 @@
 #include "panels/clockoffsetspanel.h"
 #include "panels/importlogpanel.h"
 #include "models/diagnosticsmodel.h"
+#include "panels/detailspanel.h"
 #include "panels/searchpanel.h"
 #include "models/slicesearchmodel.h"
 #include "palette.h"
+#include "timeline/flowarrows.h"
 #include "timeline/lanekind.h"
 #include "timeline/rankgroupwidget.h"
 #include "timeline/pinnedlanes.h"
@@ -44,6 +46,7 @@
 #include <QTableView>
 #include <QLineEdit>
 #include <QTimer>
+#include <QTreeWidget>
 #include <QUndoStack>
 #include <QLabel>
 #include <QRadioButton>
@@ -320,6 +323,84 @@ private Q_SLOTS:
         panel->model()->search(QStringLiteral("("), true, false);
         QCOMPARE(panel->model()->rowCount(), 0);
         QVERIFY(panel->model()->error().startsWith(QStringLiteral("Invalid expression")));
+    }
+
+    // A CPU launch links to the kernel it queued and back (Details rows), following a link selects
+    // the other end and shows both, and an arrow joins them on the timeline.
+    void flowsLinkLaunchAndKernel()
+    {
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        rs::MainWindow &w = app.window();
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const std::shared_ptr<const rs::Session> session = w.session();
+        QVERIFY(session->flows().size() > 100);
+        // A launch on rank 1 whose kernel starts a while after it (so the arrow bends visibly).
+        const rs::Flow *flow = nullptr;
+        for (const rs::Flow &f : session->flows()) {
+            const rs::Track &from = session->tracks()[f.from.track];
+            const rs::Track &to = session->tracks()[f.to.track];
+            if (f.kind == rs::FlowKind::Launch && from.rank == 1 && to.kind == rs::TrackKind::GpuStream
+                && to.spans[f.to.span].start - from.spans[f.from.span].start > 20'000) {
+                flow = &f;
+                break;
+            }
+        }
+        QVERIFY(flow);
+        const rs::Span &launch = session->tracks()[flow->from.track].spans[flow->from.span];
+        const rs::Span &kernel = session->tracks()[flow->to.track].spans[flow->to.span];
+        const rs::TimeNs offset = w.viewState()->clockOffset(1);
+        w.viewState()->setVisibleRange({launch.start + offset - 200'000, launch.start + offset + 10'000});
+        w.timeline()->ensureEventVisible(rs::EventRef::span(flow->from.track, flow->from.span));
+        w.viewState()->setSelection(rs::EventRef::span(flow->from.track, flow->from.span));
+
+        auto *details = w.findChild<rs::DetailsPanel *>();
+        QVERIFY(details);
+        QList<QTreeWidgetItem *> links = details->flowItems();
+        QCOMPARE(links.size(), 1);
+        QCOMPARE(links[0]->text(rs::DetailsPanel::FieldColumn), QStringLiteral("Launches"));
+        QVERIFY(links[0]->text(rs::DetailsPanel::ValueColumn).contains(QString::fromStdString(std::string(session->str(kernel.name)))));
+        // The kernel starts after the window's end: following the link brings both ends in.
+        QVERIFY(kernel.start + offset > w.viewState()->visibleRange().end);
+        details->followFlow(links[0]);
+        QCOMPARE(w.viewState()->selection(), rs::EventRef::span(flow->to.track, flow->to.span));
+        const rs::TimeRange visible = w.viewState()->visibleRange();
+        QVERIFY(visible.contains(launch.start + offset) && visible.contains(kernel.start + offset));
+        links = details->flowItems();
+        QCOMPARE(links.size(), 1);
+        QCOMPARE(links[0]->text(rs::DetailsPanel::FieldColumn), QStringLiteral("Launched by"));
+        QCoreApplication::processEvents();
+
+        // The arrow: from the launch on its CPU lane down to the kernel on its stream, at their starts.
+        const std::vector<rs::FlowArrows::Arrow> arrows = rs::FlowArrows::of(*w.timeline(), w.viewState()->selection());
+        QCOMPARE(arrows.size(), std::size_t(1));
+        const rs::TimeScale scale = w.timeline()->viewScale();
+        QCOMPARE(arrows[0].tail.x(), scale.toX(launch.start + offset));
+        QCOMPARE(arrows[0].head.x(), scale.toX(kernel.start + offset));
+        QVERIFY(arrows[0].head.y() > arrows[0].tail.y()); // GPU streams are laid out under CPU threads
+        QVERIFY(arrows[0].head.x() > arrows[0].tail.x());
+        // It is painted: the overlay has pixels of the outline colour along the curve's middle.
+        const QImage shot = w.timeline()->grab().toImage();
+        const QPoint mid = w.timeline()->viewport()->mapTo(w.timeline(), rs::FlowArrows::path(arrows[0]).pointAtPercent(0.5).toPoint());
+        const QColor ink = rs::Palette::screen().color(rs::Palette::Role::Outline);
+        bool inked = false;
+        for (int dy = -3; dy <= 3; ++dy)
+            for (int dx = -3; dx <= 3; ++dx) {
+                const QColor c = shot.pixelColor(mid + QPoint(dx, dy));
+                inked |= std::abs(c.red() - ink.red()) + std::abs(c.green() - ink.green()) + std::abs(c.blue() - ink.blue()) < 60;
+            }
+        QVERIFY2(inked, "no pixel of the arrow's colour at the middle of its curve");
+        if (const QString keep = qEnvironmentVariable("RANKSCOPE_SCREENSHOTS"); !keep.isEmpty())
+            w.grab().save(QDir(keep).filePath(QStringLiteral("app-flow.png")));
+        // Clicking the row follows it back (queued, once the view is done with the click).
+        details->tree()->scrollToItem(links[0]);
+        const QRect row = details->tree()->visualItemRect(links[0]);
+        QVERIFY(details->tree()->viewport()->rect().contains(row.center()));
+        QTest::mouseClick(details->tree()->viewport(), Qt::LeftButton, {},
+                          QPoint(details->tree()->columnViewportPosition(rs::DetailsPanel::ValueColumn) + 10, row.center().y()));
+        QTRY_COMPARE(w.viewState()->selection(), rs::EventRef::span(flow->from.track, flow->from.span));
     }
 
     // Help > About names the version (with the commit it was built from) and the libraries, as

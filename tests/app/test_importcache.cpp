@@ -111,6 +111,7 @@ void TestImportCache::archiveRoundTripIsExact()
     // is stored is lost or changed on the way.
     QDirIterator it(QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo"), QDir::Files);
     int files = 0;
+    std::size_t flows = 0;
     while (it.hasNext()) {
         const std::string path = it.next().toStdString();
         ImportContext ctx;
@@ -121,6 +122,8 @@ void TestImportCache::archiveRoundTripIsExact()
         std::string error;
         auto back = SourceArchive::read(columns, &error);
         QVERIFY2(back, error.c_str());
+        QCOMPARE(back->flows().size(), first.flows().size());
+        flows += first.flows().size();
         const auto again = SourceArchive::write(*back);
         QCOMPARE(again.size(), columns.size());
         for (std::size_t i = 0; i < columns.size(); ++i) {
@@ -131,6 +134,7 @@ void TestImportCache::archiveRoundTripIsExact()
         ++files;
     }
     QVERIFY(files >= 5);
+    QVERIFY(flows > 100); // the demo's launch → kernel arrows are among what is stored
 }
 
 void TestImportCache::argsStayInTheCacheUntilViewed()

@@ -34,14 +34,14 @@ const QColor kNoValue(0x9a, 0xa0, 0xa6);
 const QColor kBadge(0x37, 0x41, 0x51);
 
 // A legend laid out left to right, wrapping at the right edge; measures when not drawing.
-struct Flow {
+struct LegendFlow {
     QPainter &p;
     QRect r;
     bool draw;
     QFont font;
     int x = 0, y = 0;
 
-    Flow(QPainter &painter, const QRect &rect, bool drawIt, const QFont &f)
+    LegendFlow(QPainter &painter, const QRect &rect, bool drawIt, const QFont &f)
         : p(painter), r(rect), draw(drawIt), font(f), x(rect.left()), y(rect.top())
     {
     }
@@ -321,7 +321,7 @@ void CompareFigure::paintHeading(QPainter &p, int top, const QString &text, cons
 
 int CompareFigure::paintMultiplesLegend(QPainter &p, const QRect &r, bool draw) const
 {
-    Flow f(p, r, draw, m_font);
+    LegendFlow f(p, r, draw, m_font);
     const RankId sample = m_rankOrder.empty() ? 0 : m_rankOrder.front();
     // What is drawn decides what is explained: no memory swatches for traces without memory, no
     // OOM rule when no rank shown ran out of memory.
@@ -372,7 +372,7 @@ int CompareFigure::paintDeviationLegend(QPainter &p, const QRect &r, bool draw) 
 {
     if (m_tableRows.empty() || m_reference == kNoRank)
         return 0;
-    Flow f(p, r, draw, m_font);
+    LegendFlow f(p, r, draw, m_font);
     f.label(tr("Cell colour: deviation from reference rank %1").arg(m_reference), true);
     for (const auto &[at, text] : RankMetricsModel::legendStops()) {
         const QColor c = RankMetricsModel::deviationColor(at);

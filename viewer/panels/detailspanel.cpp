@@ -110,6 +110,20 @@ DetailsPanel::DetailsPanel(ViewState *state, QWidget *parent)
     copy->setShortcutContext(Qt::WidgetShortcut);
     connect(copy, &QAction::triggered, this, &DetailsPanel::copySelection);
     m_tree->addAction(copy);
+    // A flow row is a link: one click follows it (Enter does too, from the keyboard).
+    // Following rebuilds the tree, so it waits until the view is done with the clicked item.
+    const auto follow = [this](QTreeWidgetItem *item) {
+        if (!item || !item->data(ValueColumn, TargetTrackRole).isValid())
+            return;
+        const auto track = static_cast<TrackId>(item->data(ValueColumn, TargetTrackRole).toULongLong());
+        const auto span = static_cast<std::uint32_t>(item->data(ValueColumn, TargetSpanRole).toULongLong());
+        QMetaObject::invokeMethod(this, [this, track, span] { followFlowTo(track, span); }, Qt::QueuedConnection);
+    };
+    connect(m_tree, &QTreeWidget::itemClicked, this, [follow](QTreeWidgetItem *item, int column) {
+        if (column == ValueColumn)
+            follow(item);
+    });
+    connect(m_tree, &QTreeWidget::itemActivated, this, follow);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
@@ -400,7 +414,84 @@ void DetailsPanel::showSelection(const EventRef &event)
     if (source)
         addField(tr("Source"), QFileInfo(QString::fromStdString(source->path)).fileName())
             ->setToolTip(ValueColumn, QString::fromStdString(source->path));
+    if (event.kind == EventRef::Kind::Span)
+        addFlows(event.track, event.index);
     addArgs(s.args(event.track, argsId));
+}
+
+void DetailsPanel::addFlows(TrackId track, std::uint32_t span)
+{
+    const Session &s = *m_session;
+    const Span &here = s.tracks()[track].spans[span];
+    const TimeNs hereAt = here.start + m_state->clockOffset(s.tracks()[track].rank);
+    for (const std::uint32_t i : s.flowsAt(track, span)) {
+        const Flow &f = s.flows()[i];
+        const bool outgoing = f.from == FlowEnd{track, span};
+        const FlowEnd &other = outgoing ? f.to : f.from;
+        const Track &t = s.tracks()[other.track];
+        const Span &there = t.spans[other.span];
+        QString label;
+        switch (f.kind) {
+        case FlowKind::Launch: label = outgoing ? tr("Launches") : tr("Launched by"); break;
+        case FlowKind::ForwardBackward: label = outgoing ? tr("Backward op") : tr("Forward op"); break;
+        case FlowKind::Other: label = outgoing ? tr("Flow to") : tr("Flow from"); break;
+        }
+        const TimeNs gap = there.start + m_state->clockOffset(t.rank) - hereAt;
+        const QString when = gap >= 0 ? tr("%1 later").arg(TimeFormat::duration(gap)) : tr("%1 earlier").arg(TimeFormat::duration(-gap));
+        QTreeWidgetItem *item = addField(label, QStringLiteral("%1 %2  ·  %3  ·  %4")
+                                                    .arg(outgoing ? QStringLiteral("→") : QStringLiteral("←"),
+                                                         fromView(s.str(there.name)), LaneLayout::trackTitle(s, t), when));
+        item->setData(ValueColumn, TargetTrackRole, static_cast<qulonglong>(other.track));
+        item->setData(ValueColumn, TargetSpanRole, static_cast<qulonglong>(other.span));
+        item->setForeground(ValueColumn, palette().color(QPalette::Link));
+        QFont font = item->font(ValueColumn);
+        font.setUnderline(true);
+        item->setFont(ValueColumn, font);
+        item->setToolTip(ValueColumn, tr("Click to select %1 and show both ends").arg(fromView(s.str(there.name))));
+    }
+}
+
+QList<QTreeWidgetItem *> DetailsPanel::flowItems() const
+{
+    QList<QTreeWidgetItem *> out;
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
+        if (m_tree->topLevelItem(i)->data(ValueColumn, TargetTrackRole).isValid())
+            out << m_tree->topLevelItem(i);
+    return out;
+}
+
+void DetailsPanel::followFlow(QTreeWidgetItem *item)
+{
+    if (item && item->data(ValueColumn, TargetTrackRole).isValid())
+        followFlowTo(static_cast<TrackId>(item->data(ValueColumn, TargetTrackRole).toULongLong()),
+                     static_cast<std::uint32_t>(item->data(ValueColumn, TargetSpanRole).toULongLong()));
+}
+
+void DetailsPanel::followFlowTo(TrackId track, std::uint32_t span)
+{
+    const EventRef from = m_state->selection();
+    if (!m_session || track >= m_session->tracks().size() || span >= m_session->tracks()[track].spans.size()
+        || from.kind != EventRef::Kind::Span || from.track >= m_session->tracks().size()
+        || from.index >= m_session->tracks()[from.track].spans.size())
+        return;
+    // Both ends in the window, so the arrow between them is drawn: the window grows to hold them
+    // (with a margin) only when one of them is outside it.
+    const auto rangeOf = [this](const EventRef &e) {
+        const Track &t = m_session->tracks()[e.track];
+        const Span &sp = t.spans[e.index];
+        const TimeNs at = sp.start + m_state->clockOffset(t.rank);
+        return TimeRange{at, at + std::max<TimeNs>(1, sp.duration)};
+    };
+    const EventRef to = EventRef::span(track, span);
+    const TimeRange both = rangeOf(from).united(rangeOf(to));
+    const TimeRange visible = m_state->visibleRange();
+    if (both.begin < visible.begin || both.end > visible.end) {
+        const TimeNs width = std::max(visible.duration(), both.duration() + both.duration() / 2);
+        const TimeNs middle = both.begin + both.duration() / 2;
+        m_state->setVisibleRange({middle - width / 2, middle - width / 2 + width});
+    }
+    m_state->setSelection(to);
+    Q_EMIT revealRequested(to);
 }
 
 QString DetailsPanel::fieldValue(const QString &label) const

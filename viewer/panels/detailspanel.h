@@ -36,12 +36,25 @@ public:
     QString fieldValue(const QString &label) const;
     /// The "Args" item, or nullptr when the event has no args.
     QTreeWidgetItem *argsItem() const;
+    /// The rows that link the selected span to the other end of its flows (launch ↔ kernel,
+    /// forward ↔ backward), in flow order; each row's EventRole holds where it leads.
+    QList<QTreeWidgetItem *> flowItems() const;
+    /// Role of a flow row's target (an EventRef stored as track and span).
+    static constexpr int TargetTrackRole = Qt::UserRole + 1;
+    static constexpr int TargetSpanRole = Qt::UserRole + 2;
+
+Q_SIGNALS:
+    /// A flow link was followed: `event` is selected and its time brought into the window; the
+    /// timeline is asked to bring its lane into view.
+    void revealRequested(const rs::EventRef &event);
 
 public Q_SLOTS:
     /// Shows `event` (kind None shows the empty state).
     void showSelection(const rs::EventRef &event);
     /// Copies the selected rows as "field: value" lines.
     void copySelection();
+    /// Selects the other end of the flow row `item` and shows both ends (no-op for other rows).
+    void followFlow(QTreeWidgetItem *item);
 
 private:
     /// Shows `title`, with places to wrap inside long unbroken names.
@@ -53,6 +66,8 @@ private:
     void showLogRecord(std::uint32_t index);
     void showOom(std::uint32_t index);
     void addSourceField(SourceId source, std::int64_t line);
+    void addFlows(TrackId track, std::uint32_t span);
+    void followFlowTo(TrackId track, std::uint32_t span);
 
     ViewState *m_state;
     SessionPtr m_session;

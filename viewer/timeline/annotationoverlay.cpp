@@ -7,6 +7,8 @@
 #include "annotations/annotationdialog.h"
 #include "annotations/annotationstore.h"
 #include "findingsstrip.h"
+#include "flowarrows.h"
+#include "palette.h"
 #include "rankgroupwidget.h"
 #include "timelineview.h"
 
@@ -179,16 +181,21 @@ std::optional<Annotation> AnnotationOverlay::preview() const
 
 void AnnotationOverlay::paintEvent(QPaintEvent *)
 {
-    if (!m_store)
-        return;
-    std::vector<Annotation> shown = m_store->visibleAnnotations();
+    // The selected span's flows first: notes and arrows of people stay on top of them.
+    const std::vector<FlowArrows::Arrow> flows = FlowArrows::of(*m_view, m_view->viewState()->selection());
+    std::vector<Annotation> shown = m_store ? m_store->visibleAnnotations() : std::vector<Annotation>();
     if (const auto p = preview())
         shown.push_back(*p);
-    if (shown.empty())
+    if (shown.empty() && flows.empty())
         return;
     QPainter painter(this);
     // Everything is placed in viewport coordinates; this widget starts at the job-wide strip's top.
     painter.translate(QPointF(toViewport(this, QPointF(0, 0))) * -1);
+    painter.setClipRect(QRectF(m_view->gutterWidth(), 0, std::max(0, m_view->viewport()->width() - m_view->gutterWidth()),
+                               m_view->viewport()->height()));
+    FlowArrows::paint(painter, flows, Palette::screen().color(Palette::Role::Outline));
+    if (shown.empty())
+        return;
     const AnnotationGeometry geometry = geometryForPainting();
     const AnnotationStyle look = style();
     painter.setClipRect(viewportArea());

@@ -102,6 +102,8 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent)
         m_pinned->update();
         m_annotations->update();
     });
+    // The selected span's flow arrows live on the overlay.
+    connect(m_state, &ViewState::selectionChanged, m_annotations, qOverload<>(&QWidget::update));
     connect(m_state, &ViewState::highlightChanged, this, [this] {
         for (RankGroupWidget *g : m_groups)
             g->highlightChanged();
