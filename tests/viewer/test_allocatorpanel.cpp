@@ -5,14 +5,25 @@
 #include "importerregistry.h"
 #include "models/segmentmodel.h"
 #include "panels/allocatorpanel.h"
+#include "activememory.h"
+#include "allocator/activememoryview.h"
+#include "allocator/segmentmapview.h"
+#include "counterformat.h"
 #include "sessionbuilder.h"
 
+#include "screenshot.h"
+
 #include <QAbstractItemModelTester>
+
+#include <set>
+#include <tuple>
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QSignalSpy>
+#include <QSlider>
 #include <QTableView>
 #include <QTest>
 #include <QTreeView>
@@ -89,7 +100,48 @@ private Q_SLOTS:
     void stackOfSelection();
     void summary();
     void realSnapshotWithoutHistory();
+    void activeMemoryStacksByAddress();
+    void activeMemoryOnRealSnapshots_data();
+    void activeMemoryOnRealSnapshots();
+    void segmentMapBlocks();
+    void firstUserFrame_data();
+    void firstUserFrame();
 };
+
+void TestAllocatorPanel::firstUserFrame_data()
+{
+    // Frames innermost first, as "file | function"; the frame an allocation is coloured and labelled by.
+    QTest::addColumn<QStringList>("frames");
+    QTest::addColumn<int>("expected");
+    QTest::newRow("empty") << QStringList{} << -1;
+    QTest::newRow("python only") << QStringList{"/job/model.py | forward", "/job/train.py | step"} << 0;
+    QTest::newRow("torch first") << QStringList{"/usr/lib/python3/site-packages/torch/nn/functional.py | linear", "/job/model.py | forward"} << 1;
+    QTest::newRow("native frames of stacks='all'")
+        << QStringList{"?? | torch::unwind::unwind()", "memory_snapshot.cpp | torch::cuda::gather_with_cpp()",
+                       "CUDACachingAllocator.cpp | c10::cuda::malloc", "/job/train.py | step"}
+        << 3;
+    QTest::newRow("windows venv")
+        << QStringList{R"(D:\Dev\a2\.venv\Lib\site-packages\torch\functional.py | einsum)",
+                       R"(D:\Dev\a2\.venv\Lib\site-packages\einops\einops.py | einsum)", R"(D:\Dev\a2\cs336_basics\model.py | forward)"}
+        << 1; // einops asked for it (its caller is one click away in the stack)
+    QTest::newRow("libraries only: the innermost python") << QStringList{"?? | c10::malloc", "/x/site-packages/torch/a.py | f"} << 1;
+    QTest::newRow("native only") << QStringList{"?? | a", "b.cpp | b"} << 0;
+}
+
+void TestAllocatorPanel::firstUserFrame()
+{
+    QFETCH(QStringList, frames);
+    QFETCH(int, expected);
+    std::vector<StackFrame> stack;
+    for (const QString &f : frames) {
+        const QStringList parts = f.split(QStringLiteral(" | "));
+        StackFrame frame;
+        frame.filename = parts.value(0).toStdString();
+        frame.name = parts.value(1).toStdString();
+        stack.push_back(frame);
+    }
+    QCOMPARE(rs::firstUserFrame(stack), expected);
+}
 
 void TestAllocatorPanel::segmentTree()
 {
@@ -219,8 +271,218 @@ void TestAllocatorPanel::realSnapshotWithoutHistory()
     panel.setSession(session);
     QCOMPARE(panel.segmentModel()->rowCount(), 40);
     QCOMPARE(panel.segmentProxy()->rowCount(), 40);
-    QCOMPARE(panel.allocationModel()->rowCount(), 0);
+    // No history, but its allocated blocks are the largest alive, and they add up to its segments.
+    std::int64_t allocated = 0, blocks = 0;
+    for (const SegmentRecord &seg : session->allocator().segments) {
+        allocated += seg.allocatedSize;
+        for (const auto &blk : seg.blocks)
+            blocks += blk.state == SegmentRecord::Block::State::Allocated;
+    }
+    QCOMPARE(std::int64_t(panel.allocationModel()->totalCount()), blocks);
+    QCOMPARE(panel.allocationModel()->totalBytes(), allocated);
+    QCOMPARE(panel.allocationModel()->index(0, AllocationModel::TimeColumn).data().toString(), QStringLiteral("before the trace"));
     QVERIFY(!panel.summaryLabel()->text().contains(QStringLiteral("No allocator")));
+    // Nothing to lay out in time: the panel says why and opens on the segment map.
+    QVERIFY(!panel.activeMemory()->layout());
+    QVERIFY(panel.activeMemory()->noteLabel()->text().contains(QStringLiteral("no allocation history")));
+    QCOMPARE(panel.tabs()->currentWidget()->findChild<SegmentMapView *>(), panel.segmentMap());
+    QCOMPARE(panel.segmentMap()->order().size(), std::size_t(40));
+}
+
+namespace {
+
+SessionPtr importSnapshot(const QString &path)
+{
+    ImportContext ctx;
+    SourceBuilder b = ImporterRegistry::instance().importFile(path.toStdString(), ctx);
+    SessionBuilder sb;
+    sb.addSource(std::move(b));
+    return sb.freeze();
+}
+
+// At `t`, every band's offset is the bytes of the live bands at lower addresses, and the summed
+// rest sits on all of them: what a brute-force walk over the allocations says.
+void checkLayout(const Session &s, const ActiveMemory &m, TimeNs t)
+{
+    const auto &allocs = s.allocator().allocations;
+    std::vector<const ActiveMemory::Band *> live;
+    for (const ActiveMemory::Band &b : m.bands)
+        if (b.begin <= t && t < b.end)
+            live.push_back(&b);
+    std::int64_t total = 0;
+    std::set<std::uint64_t> aliveAt;
+    for (const AllocationRecord &a : allocs)
+        if (a.rank == m.rank && a.device == m.device && a.time != kNoTime) {
+            if (a.time <= t && (a.freed == kNoTime ? true : t < std::max(a.freed, a.time + 1)))
+                total += a.size;
+            if (a.freed == kNoTime)
+                aliveAt.insert(a.address);
+        }
+    // Blocks held at the snapshot that the trace never saw allocated count from its start.
+    std::int64_t before = 0;
+    for (const SegmentRecord &seg : s.allocator().segments)
+        for (const SegmentRecord::Block &b : seg.blocks)
+            if (seg.rank == m.rank && seg.device == m.device && b.state != SegmentRecord::Block::State::Inactive && !aliveAt.count(b.address))
+                before += b.size;
+    QCOMPARE(m.beforeTraceBytes, before);
+    if (t >= m.range.begin)
+        total += before;
+    std::int64_t banded = 0;
+    for (const ActiveMemory::Band *b : live) {
+        std::int64_t below = 0;
+        for (const ActiveMemory::Band *o : live)
+            if (std::tuple(o->address, o->allocation == ActiveMemory::kBeforeTrace, o->allocation)
+                < std::tuple(b->address, b->allocation == ActiveMemory::kBeforeTrace, b->allocation))
+                below += o->size;
+        QCOMPARE(b->offsetAt(t), below);
+        banded += b->size;
+    }
+    QCOMPARE(m.liveAt(t), total);
+    QVERIFY(m.liveAt(t) >= banded);
+}
+
+} // namespace
+
+void TestAllocatorPanel::activeMemoryStacksByAddress()
+{
+    const SessionPtr s = makeSession();
+    const ActiveMemory m = ActiveMemory::build(*s, 0, 0, 0);
+    QCOMPARE(m.bands.size(), std::size_t(4));
+    QCOMPARE(m.allocations, std::size_t(4));
+    QCOMPARE(m.rest.count, std::size_t(0));
+    // At 350 the 16 MiB block (highest address) sits on the 8 and 4 MiB ones.
+    QCOMPARE(m.liveAt(kBase + 350), 28 * MiB);
+    QCOMPARE(m.peak, 28 * MiB);
+    const int top = m.bandAt(kBase + 350, 20.0 * MiB);
+    QVERIFY(top >= 0);
+    QCOMPARE(m.bands[static_cast<std::size_t>(top)].size, 16 * MiB);
+    QCOMPARE(m.bands[static_cast<std::size_t>(top)].offsetAt(kBase + 350), 12 * MiB);
+    QCOMPARE(m.bandAt(kBase + 350, 40.0 * MiB), -1);
+    for (TimeNs t : {100, 150, 250, 350, 450, 500})
+        checkLayout(*s, m, kBase + t);
+    // With one band, the other three are summed on top of it.
+    const ActiveMemory one = ActiveMemory::build(*s, 0, 0, 1);
+    QCOMPARE(one.bands.size(), std::size_t(1));
+    QCOMPARE(one.threshold, 16 * MiB);
+    QCOMPARE(one.rest.count, std::size_t(3));
+    QCOMPARE(one.rest.largest, 8 * MiB);
+    QCOMPARE(one.liveAt(kBase + 350), 28 * MiB);
+    for (TimeNs t : {100, 250, 350, 450, 500})
+        checkLayout(*s, one, kBase + t);
+}
+
+void TestAllocatorPanel::activeMemoryOnRealSnapshots_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<bool>("clocked");
+    QTest::newRow("cs336 (time_us)") << QStringLiteral(RANKSCOPE_SAMPLES_DIR "/snapshot/cs336_magma27/memory_snapshot.pickle") << true;
+    QTest::newRow("ftcourse (no clock)") << QStringLiteral(RANKSCOPE_SAMPLES_DIR "/snapshot/ftcourse/memory_snapshot.pickle") << false;
+}
+
+void TestAllocatorPanel::activeMemoryOnRealSnapshots()
+{
+    QFETCH(QString, path);
+    QFETCH(bool, clocked);
+    if (!QFile::exists(path))
+        QSKIP("shared samples are not present");
+    const SessionPtr s = importSnapshot(path);
+    const auto devices = ActiveMemory::devices(*s);
+    QCOMPARE(devices.size(), std::size_t(1));
+    for (const std::size_t maxBands : {std::size_t(0), std::size_t(200)}) {
+        const ActiveMemory m = ActiveMemory::build(*s, devices[0].first, devices[0].second, maxBands);
+        QCOMPARE(m.clocked, clocked);
+        QCOMPARE(m.allocations, s->allocator().allocations.size() + m.beforeTrace);
+        QVERIFY(m.beforeTrace > 0); // both traces start after the model was loaded
+        // At the snapshot the picture holds what its segments hold: the same blocks, each as large
+        // as the trace said (its request rounded; a block left unsplit holds up to a few KiB more).
+        std::int64_t active = 0;
+        for (const SegmentRecord &seg : s->allocator().segments)
+            for (const SegmentRecord::Block &b : seg.blocks)
+                active += b.state != SegmentRecord::Block::State::Inactive ? b.size : 0;
+        const std::int64_t end = m.liveAt(m.range.end - 1);
+        QVERIFY2(end <= active && end >= active - active / 200, qPrintable(QStringLiteral("%1 drawn, %2 in the segments").arg(end).arg(active)));
+        QCOMPARE(m.bands.size() + m.rest.count, m.allocations);
+        QVERIFY(maxBands == 0 || m.bands.size() == maxBands);
+        for (int k = 0; k <= 40; ++k)
+            checkLayout(*s, m, m.range.begin + (m.range.end - m.range.begin) * k / 40);
+        checkLayout(*s, m, m.peakTime);
+        QCOMPARE(m.liveAt(m.peakTime), m.peak);
+    }
+
+    // In the dock: a click on a band lists its stack; the detail slider trades bands for speed;
+    // the note says what the trace lacks.
+    ViewState state;
+    state.setFullRange(s->timeRange());
+    AllocatorPanel panel(&state);
+    panel.resize(900, 640);
+    panel.setSession(s);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ActiveMemoryView *view = panel.activeMemory();
+    QCOMPARE(panel.tabs()->currentWidget(), static_cast<QWidget *>(view));
+    QVERIFY(view->layout());
+    QCOMPARE(view->layout()->bands.size(), std::min<std::size_t>(2000, view->layout()->allocations));
+    // The largest band, clicked where it is drawn.
+    int largest = 0;
+    for (int i = 1; i < static_cast<int>(view->layout()->bands.size()); ++i)
+        if (view->layout()->bands[static_cast<std::size_t>(i)].size > view->layout()->bands[static_cast<std::size_t>(largest)].size)
+            largest = i;
+    const QPoint at = view->bandCenter(largest);
+    QCOMPARE(view->bandAt(at), largest);
+    QTest::mouseClick(view->plotWidget(), Qt::LeftButton, {}, at);
+    const std::int32_t stack = view->layout()->bands[static_cast<std::size_t>(largest)].stack;
+    QCOMPARE(panel.stackList()->count(), stack < 0 ? 0 : int(s->allocator().stacks[static_cast<std::size_t>(stack)].size()));
+    QVERIFY(view->bandText(largest).startsWith(CounterFormat::value(double(view->layout()->bands[std::size_t(largest)].size), CounterFormat::Unit::Bytes)));
+    view->detailSlider()->setValue(0);
+    QCOMPARE(view->layout()->bands.size(), std::min<std::size_t>(50, view->layout()->allocations));
+    QVERIFY(view->noteLabel()->text().contains(QStringLiteral("summed in the grey band")));
+    QCOMPARE(view->noteLabel()->text().contains(QStringLiteral("no time stamps")), !clocked);
+    if (const QString keep = qEnvironmentVariable("RANKSCOPE_SCREENSHOTS"); !keep.isEmpty()) {
+        view->detailSlider()->setValue(4);
+        QCoreApplication::processEvents();
+        QVERIFY(rs::test::keepScreenshot(panel.grab().toImage(), QStringLiteral("allocator-active-%1.png").arg(clocked ? QStringLiteral("clock") : QStringLiteral("order"))));
+        panel.tabs()->setCurrentWidget(panel.segmentMap()->parentWidget()->parentWidget());
+        QCoreApplication::processEvents();
+        QVERIFY(rs::test::keepScreenshot(panel.grab().toImage(), QStringLiteral("allocator-segments-%1.png").arg(clocked ? QStringLiteral("clock") : QStringLiteral("order"))));
+    }
+    if (!clocked)
+        return;
+    // One time axis with the timeline: a narrower window there is the chart's window too.
+    const TimeRange r = view->layout()->range;
+    state.setVisibleRange({r.begin + r.duration() / 4, r.begin + r.duration() / 2});
+    QCOMPARE(view->shownRange(), (TimeRange{r.begin + r.duration() / 4, r.begin + r.duration() / 2}));
+}
+
+void TestAllocatorPanel::segmentMapBlocks()
+{
+    ViewState state;
+    AllocatorPanel panel(&state);
+    panel.resize(800, 500);
+    panel.setSession(makeSession());
+    SegmentMapView *map = panel.segmentMap();
+    map->resize(700, map->heightForWidth(700));
+    // Largest first; a bar's length is its share of the largest segment.
+    const auto &segs = makeSession()->allocator().segments;
+    QCOMPARE(map->order().size(), std::size_t(2));
+    QCOMPARE(segs[map->order()[0]].totalSize, 20 * MiB);
+    const QRectF whole0 = map->blockRect(int(map->order()[0]), 0).united(map->blockRect(int(map->order()[0]), 2));
+    const QRectF whole1 = map->blockRect(int(map->order()[1]), 0).united(map->blockRect(int(map->order()[1]), 1));
+    QVERIFY(std::abs(whole1.width() / whole0.width() - 2.0 / 20.0) < 0.02);
+    // Blocks in address order, each its share of the bar, found again under the pointer.
+    const QRectF b1 = map->blockRect(int(map->order()[0]), 1);
+    QVERIFY(std::abs(b1.width() / whole0.width() - 4.0 / 20.0) < 0.01);
+    QCOMPARE(map->blockAt(b1.center().toPoint()), std::pair(int(map->order()[0]), 1));
+    QSignalSpy stacks(map, &SegmentMapView::stackRequested);
+    QTest::mouseClick(map, Qt::LeftButton, {}, b1.center().toPoint());
+    QCOMPARE(stacks.size(), 1);
+    QCOMPARE(stacks.at(0).at(0).toInt(), 1); // the 4 MiB block's stack
+    QCOMPARE(panel.stackList()->count(), 2);
+    // The largest alive agree with the summary's allocated total.
+    std::int64_t allocated = 0;
+    for (const SegmentRecord &seg : segs)
+        allocated += seg.allocatedSize;
+    QCOMPARE(panel.allocationModel()->totalBytes(), allocated);
+    QVERIFY(panel.allocationTotalLabel()->text().contains(CounterFormat::value(double(allocated), CounterFormat::Unit::Bytes)));
 }
 
 QTEST_MAIN(TestAllocatorPanel)

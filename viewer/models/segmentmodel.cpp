@@ -6,6 +6,8 @@
 #include <QLocale>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <optional>
 
 namespace rs {
@@ -32,9 +34,20 @@ QString rankText(RankId r)
     return r == kNoRank ? QStringLiteral("?") : QString::number(r);
 }
 
-bool insideTorch(const StackFrame &f)
+// The code that asked for the memory: Python outside PyTorch itself (the job's script, or the model
+// library it calls: transformers' modeling_llama.py tells layers apart where the script's one
+// train() line does not), on Linux and Windows paths alike; never a native frame (C++ and the
+// interpreter: "??", .cpp, .c, .h).
+bool isPython(const StackFrame &f)
 {
     const std::string &p = f.filename;
+    return p.size() > 3 && p.compare(p.size() - 3, 3, ".py") == 0;
+}
+
+bool isLibrary(const StackFrame &f)
+{
+    std::string p = f.filename;
+    std::replace(p.begin(), p.end(), '\\', '/');
     return p.find("/torch/") != std::string::npos || p.rfind("torch/", 0) == 0;
 }
 
@@ -65,7 +78,10 @@ int firstUserFrame(const std::vector<StackFrame> &frames)
     if (frames.empty())
         return -1;
     for (std::size_t i = 0; i < frames.size(); ++i)
-        if (!insideTorch(frames[i]))
+        if (isPython(frames[i]) && !isLibrary(frames[i]))
+            return static_cast<int>(i);
+    for (std::size_t i = 0; i < frames.size(); ++i) // only library code: its first Python frame
+        if (isPython(frames[i]))
             return static_cast<int>(i);
     return 0;
 }
@@ -355,15 +371,48 @@ void AllocationModel::rebuild()
 {
     beginResetModel();
     m_rows.clear();
+    m_total = 0;
+    m_totalBytes = 0;
     if (m_session) {
-        const auto &allocs = m_session->allocator().allocations;
-        for (std::uint32_t i = 0; i < allocs.size(); ++i)
-            if (m_mode == Mode::All || allocs[i].freed == kNoTime)
-                m_rows.push_back(i);
-        auto larger = [&allocs](std::uint32_t a, std::uint32_t b) {
-            if (allocs[a].size != allocs[b].size)
-                return allocs[a].size > allocs[b].size;
-            return a < b;
+        const AllocatorEvidence &ev = m_session->allocator();
+        const auto &allocs = ev.allocations;
+        if (m_mode == Mode::All) {
+            for (std::uint32_t i = 0; i < allocs.size(); ++i)
+                m_rows.push_back({allocs[i].size, allocs[i].rank, allocs[i].device, allocs[i].address, allocs[i].stack, i,
+                                  allocs[i].freed == kNoTime});
+        } else {
+            // The trace's still-alive allocation at each address, to date the blocks it made.
+            std::map<std::tuple<RankId, std::int32_t, std::uint64_t>, std::uint32_t> aliveAt;
+            for (std::uint32_t i = 0; i < allocs.size(); ++i)
+                if (allocs[i].freed == kNoTime)
+                    aliveAt[{allocs[i].rank, allocs[i].device, allocs[i].address}] = i;
+            for (const SegmentRecord &seg : ev.segments)
+                for (const auto &block : seg.blocks) {
+                    if (block.state != SegmentRecord::Block::State::Allocated)
+                        continue;
+                    Row r{block.size, seg.rank, seg.device, block.address, block.stack, -1, true};
+                    if (const auto it = aliveAt.find({seg.rank, seg.device, block.address}); it != aliveAt.end()) {
+                        r.record = it->second;
+                        if (r.stack < 0)
+                            r.stack = allocs[it->second].stack;
+                    }
+                    m_rows.push_back(r);
+                }
+        }
+        // A trace without time_us places entries 1 µs apart: its times are an order, not dates. The
+        // snapshot's memory track says which.
+        m_clockedDevices.clear();
+        for (const Track &t : m_session->tracks())
+            if (t.kind == TrackKind::MemoryAllocated && t.source < m_session->sources().size()
+                && m_session->sources()[t.source].format == "memory-snapshot" && m_session->sources()[t.source].hasClock)
+                m_clockedDevices.insert({t.rank, t.device});
+        m_total = m_rows.size();
+        for (const Row &r : m_rows)
+            m_totalBytes += r.size;
+        auto larger = [](const Row &a, const Row &b) {
+            if (a.size != b.size)
+                return a.size > b.size;
+            return std::tie(a.rank, a.device, a.address) < std::tie(b.rank, b.device, b.address);
         };
         if (m_limit > 0 && m_rows.size() > static_cast<std::size_t>(m_limit)) {
             std::partial_sort(m_rows.begin(), m_rows.begin() + m_limit, m_rows.end(), larger);
@@ -377,9 +426,9 @@ void AllocationModel::rebuild()
 
 const AllocationRecord *AllocationModel::allocation(int row) const
 {
-    if (!m_session || row < 0 || static_cast<std::size_t>(row) >= m_rows.size())
+    if (!m_session || row < 0 || static_cast<std::size_t>(row) >= m_rows.size() || m_rows[static_cast<std::size_t>(row)].record < 0)
         return nullptr;
-    return &m_session->allocator().allocations[m_rows[static_cast<std::size_t>(row)]];
+    return &m_session->allocator().allocations[static_cast<std::size_t>(m_rows[static_cast<std::size_t>(row)].record)];
 }
 
 int AllocationModel::rowCount(const QModelIndex &parent) const
@@ -392,31 +441,34 @@ int AllocationModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
-bool AllocationModel::hasClock(const AllocationRecord &a) const
+bool AllocationModel::clocked(const Row &row) const
 {
-    return a.time != kNoTime;
+    return m_clockedDevices.count({row.rank, row.device}) > 0;
 }
 
 QVariant AllocationModel::data(const QModelIndex &index, int role) const
 {
-    const AllocationRecord *a = allocation(index.row());
-    if (!a || !index.isValid())
+    if (!m_session || !index.isValid() || index.row() < 0 || static_cast<std::size_t>(index.row()) >= m_rows.size())
         return {};
+    const Row &r = m_rows[static_cast<std::size_t>(index.row())];
+    const AllocationRecord *a = allocation(index.row());
     const auto &stacks = m_session->allocator().stacks;
     const std::vector<StackFrame> *frames =
-        a->stack >= 0 && static_cast<std::size_t>(a->stack) < stacks.size() ? &stacks[static_cast<std::size_t>(a->stack)] : nullptr;
+        r.stack >= 0 && static_cast<std::size_t>(r.stack) < stacks.size() ? &stacks[static_cast<std::size_t>(r.stack)] : nullptr;
     switch (role) {
     case StackRole:
-        return a->stack;
+        return r.stack;
     case RankRole:
-        return a->rank;
+        return r.rank;
     case DeviceRole:
-        return a->device;
+        return r.device;
     case BytesRole:
-        return index.column() == SizeColumn ? QVariant(static_cast<qlonglong>(a->size)) : QVariant();
+        return index.column() == SizeColumn ? QVariant(static_cast<qlonglong>(r.size)) : QVariant();
     case Qt::ToolTipRole:
         if (index.column() == SizeColumn)
-            return exactBytes(a->size);
+            return exactBytes(r.size);
+        if (index.column() == TimeColumn && !a)
+            return tr("Allocated before the snapshot's trace begins (the trace is a ring buffer of the latest entries)");
         if (index.column() == FrameColumn && frames) {
             QStringList lines;
             for (const StackFrame &f : *frames)
@@ -429,22 +481,24 @@ QVariant AllocationModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case SizeColumn:
-            return bytes(a->size);
+            return bytes(r.size);
         case RankColumn:
-            return rankText(a->rank);
+            return rankText(r.rank);
         case DeviceColumn:
-            return a->device;
+            return r.device;
         case AddressColumn:
-            return hex(a->address);
+            return hex(r.address);
         case TimeColumn:
-            return hasClock(*a) ? TimeFormat::wallClock(a->time) : tr("#%1").arg(a->sequence);
+            if (!a)
+                return tr("before the trace");
+            return clocked(r) ? TimeFormat::wallClock(a->time) : tr("#%1").arg(a->sequence);
         case FreedColumn:
-            if (a->freed == kNoTime)
+            if (r.alive)
                 return tr("alive");
-            return hasClock(*a) ? TimeFormat::wallClock(a->freed) : tr("freed");
+            return a && clocked(r) ? TimeFormat::wallClock(a->freed) : tr("freed");
         case FrameColumn: {
             if (!frames)
-                return {};
+                return r.stack < 0 ? tr("(no stack recorded)") : QString();
             const int i = firstUserFrame(*frames);
             return i < 0 ? QString() : formatStackFrame((*frames)[static_cast<std::size_t>(i)]);
         }

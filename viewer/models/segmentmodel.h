@@ -11,12 +11,15 @@
 #include <QAbstractItemModel>
 #include <QSortFilterProxyModel>
 
+#include <set>
+
 namespace rs {
 
 /// "name (file:line)".
 QString formatStackFrame(const StackFrame &frame);
-/// Index into `frames` of the innermost frame that is not inside torch, or of the innermost frame
-/// when all are; -1 when `frames` is empty.
+/// Index into `frames` of the innermost Python frame outside PyTorch (the job's code or the model
+/// library it calls; never a native C++ or interpreter frame); else of the innermost Python
+/// frame; else 0; -1 when `frames` is empty.
 int firstUserFrame(const std::vector<StackFrame> &frames);
 
 /// Roles shared by the allocator models.
@@ -79,6 +82,10 @@ private:
     QString m_text;
 };
 
+/// The largest allocations. "Alive" lists the allocated blocks of the snapshot's segments, so its
+/// rows add up to the allocated total the dock's summary states (the trace is a ring buffer: what
+/// was allocated before it began is alive but not in it); each row takes its time and stack from
+/// the trace's allocation at that address when there is one. "All" lists the trace's allocations.
 class AllocationModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -94,8 +101,11 @@ public:
     Mode mode() const { return m_mode; }
     /// At most this many rows, largest first (0: all).
     void setLimit(int limit);
+    /// Rows there would be without the limit, and their bytes.
+    std::size_t totalCount() const { return m_total; }
+    std::int64_t totalBytes() const { return m_totalBytes; }
 
-    /// The allocation of `row`, or nullptr.
+    /// The trace allocation of `row`, or nullptr (out of range, or a block the trace does not have).
     const AllocationRecord *allocation(int row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -104,13 +114,25 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    struct Row {
+        std::int64_t size = 0;
+        RankId rank = kNoRank;
+        std::int32_t device = 0;
+        std::uint64_t address = 0;
+        std::int32_t stack = -1;
+        std::int64_t record = -1; ///< index into allocations, -1 when the trace does not have it
+        bool alive = true;
+    };
     void rebuild();
-    bool hasClock(const AllocationRecord &a) const;
+    bool clocked(const Row &row) const;
 
     SessionPtr m_session;
     Mode m_mode = Mode::Alive;
     int m_limit = 500;
-    std::vector<std::uint32_t> m_rows; ///< indexes into allocations, largest first
+    std::vector<Row> m_rows; ///< largest first
+    std::size_t m_total = 0;
+    std::int64_t m_totalBytes = 0;
+    std::set<std::pair<RankId, std::int32_t>> m_clockedDevices; ///< snapshots whose trace has time_us
 };
 
 } // namespace rs

@@ -1,5 +1,7 @@
 #include "allocatorpanel.h"
 
+#include "allocator/activememoryview.h"
+#include "allocator/segmentmapview.h"
 #include "counterformat.h"
 #include "models/segmentmodel.h"
 #include "plural.h"
@@ -11,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -76,13 +79,28 @@ AllocatorPanel::AllocatorPanel(ViewState *state, QWidget *parent)
     m_allocationView->setSelectionMode(QAbstractItemView::SingleSelection);
     m_allocationView->verticalHeader()->hide();
     m_allocationView->horizontalHeader()->setStretchLastSection(true);
+    // The columns fit their text; the frame takes what is left.
+    m_allocationView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_allocationView->horizontalHeader()->setSectionResizeMode(AllocationModel::FrameColumn, QHeaderView::Stretch);
+    m_allocationTotal = new QLabel;
     auto *allocPage = new QWidget;
     auto *allocLayout = new QVBoxLayout(allocPage);
     allocLayout->setContentsMargins(0, 0, 0, 0);
-    allocLayout->addWidget(m_mode, 0, Qt::AlignLeft);
+    auto *modeRow = new QHBoxLayout;
+    modeRow->addWidget(m_mode);
+    modeRow->addWidget(m_allocationTotal, 1);
+    allocLayout->addLayout(modeRow);
     allocLayout->addWidget(m_allocationView, 1);
 
+    m_active = new ActiveMemoryView(state);
+    m_map = new SegmentMapView;
+    m_mapPage = new QScrollArea;
+    m_mapPage->setWidget(m_map);
+    m_mapPage->setWidgetResizable(true);
+
     m_tabs = new QTabWidget;
+    m_tabs->addTab(m_active, tr("Active memory"));
+    m_tabs->addTab(m_mapPage, tr("Segment map"));
     m_tabs->addTab(segPage, tr("Segments"));
     m_tabs->addTab(allocPage, tr("Allocations"));
 
@@ -105,7 +123,10 @@ AllocatorPanel::AllocatorPanel(ViewState *state, QWidget *parent)
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &SegmentFilterModel::setFrameText);
     connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int) {
         m_allocations->setMode(static_cast<AllocationModel::Mode>(m_mode->currentData().toInt()));
+        updateAllocationTotal();
     });
+    connect(m_active, &ActiveMemoryView::stackRequested, this, &AllocatorPanel::showStack);
+    connect(m_map, &SegmentMapView::stackRequested, this, &AllocatorPanel::showStack);
     connect(m_segmentView->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex &current) {
                 showStack(current.isValid() ? current.data(StackRole).toInt() : -1);
@@ -114,8 +135,11 @@ AllocatorPanel::AllocatorPanel(ViewState *state, QWidget *parent)
             [this](const QModelIndex &current) {
                 showStack(current.isValid() ? current.data(StackRole).toInt() : -1);
             });
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int tab) {
-        const QModelIndex cur = tab == 0 ? m_segmentView->currentIndex() : m_allocationView->currentIndex();
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int) {
+        const QWidget *page = m_tabs->currentWidget();
+        const QModelIndex cur = page == m_segmentView->parentWidget() ? m_segmentView->currentIndex()
+            : page == m_allocationView->parentWidget()               ? m_allocationView->currentIndex()
+                                                                     : QModelIndex();
         showStack(cur.isValid() ? cur.data(StackRole).toInt() : -1);
     });
     updateSummary();
@@ -126,6 +150,12 @@ void AllocatorPanel::setSession(SessionPtr session)
     m_session = std::move(session);
     m_segments->setSession(m_session);
     m_allocations->setSession(m_session);
+    m_active->setSession(m_session);
+    m_map->setSession(m_session);
+    updateAllocationTotal();
+    // A snapshot without history has no timeline: its segments are what it shows.
+    if (m_session && !m_session->allocator().empty() && !m_active->layout())
+        m_tabs->setCurrentWidget(m_mapPage);
     updateRanks();
     updateSummary();
     showStack(-1);
@@ -187,6 +217,16 @@ void AllocatorPanel::updateSummary()
                           bytes(t.largestFree));
     }
     m_summary->setText(parts.join(QStringLiteral("; ")));
+}
+
+void AllocatorPanel::updateAllocationTotal()
+{
+    const bool alive = m_allocations->mode() == AllocationModel::Mode::Alive;
+    const QString total = CounterFormat::value(static_cast<double>(m_allocations->totalBytes()), CounterFormat::Unit::Bytes);
+    const QString count = countOf(static_cast<qint64>(m_allocations->totalCount()), alive ? tr("allocated block") : tr("allocation"),
+                                  alive ? tr("allocated blocks") : tr("allocations"));
+    m_allocationTotal->setText(alive ? tr("%1 in the segments, %2 in all (the allocated total above)").arg(count, total)
+                                     : tr("%1 in the trace, %2 in all").arg(count, total));
 }
 
 void AllocatorPanel::showStack(std::int32_t stack)
