@@ -14,6 +14,7 @@
 #include <QPainter>
 #include <QSignalSpy>
 #include <QSvgGenerator>
+#include <QRegularExpression>
 #include <QTest>
 #include <QUndoStack>
 
@@ -104,6 +105,7 @@ private Q_SLOTS:
     void markersHitByTheirBadge();
     void paintPutsInkWhereAnnotationsAre();
     void vectorOutputKeepsTextAsText();
+    void textIsWholeAndClearOfChartLabels();
 };
 
 void TestAnnotations::commandsUndoAndRedo_data()
@@ -499,6 +501,70 @@ void TestAnnotations::vectorOutputKeepsTextAsText()
     QVERIFY(out.contains(">slow<"));
     QVERIFY(!out.contains("<image")); // no pixmaps
     QVERIFY(!out.contains("hidden rank"));
+}
+
+void TestAnnotations::textIsWholeAndClearOfChartLabels()
+{
+    // A long note, range label and arrow label: every word is painted (wrapped, never elided), and
+    // no box covers a chart label (an OOM's, a spike's) the geometry asks to keep clear.
+    const QString longNote = QStringLiteral(
+        "rank 3 allocated the optimizer state twice after the checkpoint reload; see the allocator snapshot "
+        "taken at step 1200 and the memory summary printed right before the OOM, then compare with rank 0 "
+        "which freed its copy; /ckpt/step1200/rank3.pt is the file");
+    const QString longRange = QStringLiteral("the all-reduce of bucket 17 waited here for rank 5, which was still in its backward pass");
+    const QString longArrow = QStringLiteral("rank 0 waits on rank 1's send of the activations for micro-batch 7");
+    std::vector<Annotation> v;
+    Annotation n = note(0, 200000, longNote);
+    n.id = 1;
+    v.push_back(n);
+    Annotation range;
+    range.id = 2;
+    range.kind = Annotation::Kind::Range;
+    range.rank = 1;
+    range.time = 300000;
+    range.endTime = 350000;
+    range.text = longRange;
+    v.push_back(range);
+    Annotation arrow;
+    arrow.id = 3;
+    arrow.kind = Annotation::Kind::Arrow;
+    arrow.rank = 1;
+    arrow.time = 800000;
+    arrow.endRank = 0;
+    arrow.endTime = 600000;
+    arrow.text = longArrow;
+    v.push_back(arrow);
+    AnnotationGeometry g = knownGeometry();
+    g.keepClear = {QRectF(305, 0, 90, 14), QRectF(395, 200, 70, 14)}; // where the note and range label would go
+    const auto boxes = AnnotationPainter::textBoxes(v, g);
+    QCOMPARE(boxes.size(), std::size_t(3));
+    for (const auto &[id, box] : boxes) {
+        for (const QRectF &clear : g.keepClear)
+            QVERIFY2(!box.intersects(clear), qPrintable(QStringLiteral("annotation %1 covers a chart label").arg(id)));
+        QVERIFY(box.height() > 0);
+    }
+    // The note needs several lines at its 240 px width: more than the four it used to be cut to.
+    QVERIFY(boxes[0].second.height() > 5 * 11);
+
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(QSize(1200, 400));
+    svg.setViewBox(QRect(0, 0, 1200, 400));
+    {
+        QPainter p(&svg);
+        AnnotationPainter::paint(p, v, g);
+    }
+    // The painted text, tags and line breaks taken out, holds each annotation's text whole.
+    QString painted = QString::fromUtf8(buffer.data());
+    painted.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+    for (const auto &[entity, c] : {std::pair{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&#39;", "'"}})
+        painted.replace(QLatin1String(entity), QLatin1String(c));
+    painted.remove(QRegularExpression(QStringLiteral("\\s")));
+    QVERIFY(!painted.contains(QStringLiteral("…")));
+    for (QString text : {longNote, longRange, longArrow})
+        QVERIFY2(painted.contains(text.remove(QRegularExpression(QStringLiteral("\\s")))), qPrintable(QStringLiteral("not painted whole: %1").arg(text)));
 }
 
 QTEST_MAIN(TestAnnotations)

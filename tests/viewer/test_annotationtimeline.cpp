@@ -5,6 +5,7 @@
 // the ruler) that exists only while such badges are shown; selected and moved through their badge.
 
 #include "findingstyle.h"
+#include "palette.h"
 #include "timeline/lanekind.h"
 #include "screenshot.h"
 #include "testsession.h"
@@ -25,6 +26,7 @@
 #include <QCheckBox>
 #include <QImage>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTest>
 #include <QToolButton>
@@ -73,6 +75,7 @@ private Q_SLOTS:
     void draggingMovesNoteAndUndoes();
     void deleteKeyTakesOnlySelectedAnnotation();
     void panelActionsAndSelection();
+    void arrowBetweenAnyTwoPointsWithHint();
     void findingsAreNumberedBadgesInFindingsLanes();
     void findingsLaneFollowsVisibleFindings();
 
@@ -378,6 +381,57 @@ std::shared_ptr<AnalysisResult> TestAnnotationTimeline::showThreeFindings()
     m_store->setFindingAnnotations(annotationsFromFindings(*result));
     QTest::qWait(30);
     return result;
+}
+
+void TestAnnotationTimeline::arrowBetweenAnyTwoPointsWithHint()
+{
+    AnnotationsPanel panel(m_store, m_state);
+    panel.setTimelineView(m_view);
+    AnnotationOverlay *overlay = m_view->annotationOverlay();
+    QSignalSpy hints(overlay, &AnnotationOverlay::placementHintChanged);
+    RankGroupWidget *g0 = m_view->rankGroup(0);
+    RankGroupWidget *g1 = m_view->rankGroup(1);
+    QTest::mouseClick(panel.arrowButton(), Qt::LeftButton);
+    QVERIFY(overlay->isPlacingArrow());
+    QVERIFY(overlay->placementHint().contains(QStringLiteral("starts")));
+    QCOMPARE(hints.size(), 1);
+
+    // The tail on rank 1 at 3 µs; moving over rank 0 draws the rubber arrow and the hint beside the pointer.
+    const QPoint tail(xOf(kBase + 3000), bandTop(g1) + 10);
+    sendMouse(g1, QEvent::MouseButtonPress, tail, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(g1, QEvent::MouseButtonRelease, tail, Qt::LeftButton, Qt::NoButton);
+    QVERIFY(m_store->annotations().empty());
+    QVERIFY(overlay->isPlacingArrow());
+    QVERIFY2(overlay->placementHint().contains(QStringLiteral("rank 1")), qPrintable(overlay->placementHint()));
+    const QPoint head(xOf(kBase + 7000), bandTop(g0) + 12);
+    sendMouse(g0, QEvent::MouseMove, head, Qt::NoButton, Qt::NoButton);
+    QImage shot(m_view->size(), QImage::Format_ARGB32);
+    m_view->render(&shot);
+    QVERIFY(rs::test::keepScreenshot(shot, QStringLiteral("annotation-arrow-placing.png")));
+    // The hint's box is painted in the chrome colour just below and right of the pointer.
+    const QPoint hintAt = g0->mapTo(m_view, head + QPoint(19, 22)); // inside its padding, left of the text
+    QCOMPARE(shot.pixelColor(hintAt).rgb() & 0xffffff, Palette::screen().color(Palette::Role::Chrome).rgb() & 0xffffff);
+
+    sendMouse(g0, QEvent::MouseButtonPress, head, Qt::LeftButton, Qt::LeftButton);
+    sendMouse(g0, QEvent::MouseButtonRelease, head, Qt::LeftButton, Qt::NoButton);
+    QVERIFY(!overlay->isPlacingArrow());
+    QVERIFY(overlay->placementHint().isEmpty());
+    QCOMPARE(hints.size(), 3);
+    QVERIFY(hints.back().front().toString().isEmpty());
+    QCOMPARE(int(m_store->annotations().size()), 1);
+    const Annotation a = m_store->annotations().front();
+    QCOMPARE(a.kind, Annotation::Kind::Arrow);
+    QCOMPARE(int(a.rank), 1);
+    QCOMPARE(int(a.endRank), 0);
+    QVERIFY2(std::abs(a.time - (kBase + 3000)) <= 10, qPrintable(QString::number(a.time - kBase)));
+    QVERIFY2(std::abs(a.endTime - (kBase + 7000)) <= 10, qPrintable(QString::number(a.endTime - kBase)));
+
+    // Esc cancels while the tail is still to be placed; nothing is added.
+    QTest::mouseClick(panel.arrowButton(), Qt::LeftButton);
+    QVERIFY(overlay->isPlacingArrow());
+    QTest::keyClick(m_view, Qt::Key_Escape);
+    QVERIFY(!overlay->isPlacingArrow());
+    QCOMPARE(int(m_store->annotations().size()), 1);
 }
 
 void TestAnnotationTimeline::findingsAreNumberedBadgesInFindingsLanes()

@@ -13,11 +13,10 @@ namespace rs {
 
 namespace {
 
-constexpr double kCalloutMaxWidth = 240;  // text wraps beyond this
-constexpr int kCalloutMaxLines = 4;       // longer notes are elided: the panel has the full text
+constexpr double kCalloutMaxWidth = 240;  // text wraps beyond this; every line is shown, never elided
 constexpr double kPadX = 6, kPadY = 3;
 constexpr double kFlagW = 10, kFlagH = 12; // the pin's flag
-constexpr double kLabelMaxWidth = 220;    // arrow and range labels: one line
+constexpr double kLabelMaxWidth = 220;    // arrow and range labels wrap beyond this
 constexpr double kHandle = 7;             // side of a selection handle
 constexpr double kEdgeGrab = 4;           // pixels either side of a range edge that grab it
 constexpr double kEndGrab = 7;            // radius around an arrow end that grabs it
@@ -34,7 +33,7 @@ struct Placed {
     QPointF from, to; // note: pin top (both); arrow: tail, head; range: top-left x of start/end
     QRectF box;       // note callout, arrow/range label; empty when there is no text
     QRectF flag;      // note: the flag at the pin
-    QStringList lines; // the text of `box`, wrapped and elided
+    QStringList lines; // the text of `box`, wrapped (every line)
     int number = 0;    // > 0: a finding drawn as a numbered marker (no box, no lines)
     QRectF marker;     // the marker's badge
 };
@@ -46,40 +45,31 @@ QFont annotationFont()
     return f;
 }
 
-// Wraps `text` into at most `maxLines` lines of `width`, the last elided when the text goes on.
-QStringList wrap(const QString &text, const QFont &font, double width, int maxLines)
+// Wraps `text` into lines of at most `width`, breaking inside a word only when the word alone is
+// wider (a path, a hash): a note on an incident ticket is read whole, so nothing is elided.
+QStringList wrap(const QString &text, const QFont &font, double width)
 {
     QStringList out;
-    const QFontMetricsF fm(font);
-    const QStringList paragraphs = text.split(QLatin1Char('\n'));
-    for (qsizetype p = 0; p < paragraphs.size() && out.size() < maxLines; ++p) {
-        const QString &para = paragraphs[p];
+    QTextOption option;
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    for (const QString &para : text.split(QLatin1Char('\n'))) {
+        if (para.trimmed().isEmpty()) {
+            out << QString();
+            continue;
+        }
         QTextLayout layout(para, font);
+        layout.setTextOption(option);
         layout.beginLayout();
-        int consumed = 0;
-        while (true) {
-            QTextLine line = layout.createLine();
-            if (!line.isValid())
-                break;
+        for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
             line.setLineWidth(width);
-            if (out.size() == maxLines - 1) {
-                // Last line allowed: put everything left on it, elided.
-                QString rest = para.mid(consumed);
-                if (p + 1 < paragraphs.size())
-                    rest += QStringLiteral(" …");
-                out << fm.elidedText(rest.simplified(), Qt::ElideRight, width);
-                consumed = static_cast<int>(para.size());
-                break;
-            }
             out << para.mid(line.textStart(), line.textLength()).trimmed();
-            consumed = line.textStart() + line.textLength();
         }
         layout.endLayout();
-        if (para.isEmpty() && out.size() < maxLines)
-            out << QString();
     }
     while (!out.isEmpty() && out.back().isEmpty())
         out.pop_back();
+    while (!out.isEmpty() && out.front().isEmpty())
+        out.pop_front();
     return out;
 }
 
@@ -139,8 +129,7 @@ std::vector<Placed> place(const std::vector<Annotation> &annotations, const Anno
 {
     std::vector<Placed> out;
     out.reserve(annotations.size());
-    std::vector<QRectF> taken;
-    const QFontMetricsF fm(font);
+    std::vector<QRectF> taken = g.keepClear; // the charts' own labels stay readable
     auto bandOf = [&g](RankId rank) -> std::optional<QRectF> {
         if (rank == kNoRank)
             return g.area;
@@ -200,7 +189,7 @@ std::vector<Placed> place(const std::vector<Annotation> &annotations, const Anno
                 if (x1 < g.area.left() || x0 > g.area.right())
                     continue;
                 if (!a.text.isEmpty()) {
-                    p.lines = {fm.elidedText(a.text.simplified(), Qt::ElideRight, kLabelMaxWidth)};
+                    p.lines = wrap(a.text, font, kLabelMaxWidth - 2 * kPadX);
                     QRectF box(QPointF(std::max(x0, g.area.left()) + 3, band->top() + 3), textSize(p.lines, font));
                     // A label never leaves the range when the range is wide enough to hold it.
                     if (box.right() > x1 - 3 && x1 - 3 - box.width() >= std::max(x0, g.area.left()) + 3)
@@ -217,7 +206,7 @@ std::vector<Placed> place(const std::vector<Annotation> &annotations, const Anno
                 p.from = {g.x(a.time), band->center().y()};
                 p.to = {g.x(a.endTime), endBand->center().y()};
                 if (!a.text.isEmpty()) {
-                    p.lines = {fm.elidedText(a.text.simplified(), Qt::ElideRight, kLabelMaxWidth)};
+                    p.lines = wrap(a.text, font, kLabelMaxWidth - 2 * kPadX);
                     const QSizeF s = textSize(p.lines, font);
                     // At the tail, on the side away from the head, so the shaft never crosses it.
                     const bool headRight = p.to.x() >= p.from.x();
@@ -238,7 +227,7 @@ std::vector<Placed> place(const std::vector<Annotation> &annotations, const Anno
                 p.from = p.to = {x, top};
                 p.flag = QRectF(x, top, kFlagW, kFlagH);
                 if (!a.text.isEmpty()) {
-                    p.lines = wrap(a.text, font, kCalloutMaxWidth - 2 * kPadX, kCalloutMaxLines);
+                    p.lines = wrap(a.text, font, kCalloutMaxWidth - 2 * kPadX);
                     const QSizeF s = textSize(p.lines, font);
                     QRectF box(QPointF(x + kFlagW + 2, top + 2), s);
                     if (box.right() > g.area.right()) // flip to the left of the pin near the right edge
@@ -470,6 +459,18 @@ void AnnotationPainter::paintNumberBadge(QPainter &painter, const QPointF &centr
     painter.setPen(Qt::white);
     painter.drawText(r, Qt::AlignCenter, QString::number(number));
     painter.restore();
+}
+
+std::vector<std::pair<std::uint64_t, QRectF>> AnnotationPainter::textBoxes(const std::vector<Annotation> &annotations,
+                                                                           const AnnotationGeometry &geometry, const AnnotationStyle &style)
+{
+    std::vector<std::pair<std::uint64_t, QRectF>> out;
+    if (annotations.empty() || !geometry.x || geometry.area.isEmpty())
+        return out;
+    for (const Placed &p : place(annotations, geometry, annotationFont(), style))
+        if (!p.box.isEmpty())
+            out.emplace_back(p.a->id, p.box);
+    return out;
 }
 
 void AnnotationPainter::paint(QPainter &painter, const std::vector<Annotation> &annotations, const AnnotationGeometry &geometry,

@@ -34,6 +34,9 @@ struct AnnotationGeometry {
     /// a figure keeps free for them so they cover no data; markers at one moment line up along it.
     /// Unset or nullopt: on the band's top edge, stacked down. Unused by callouts.
     std::function<std::optional<QRectF>(RankId)> markerRow;
+    /// Labels already on the surface that annotation text must not cover (the memory charts' OOM
+    /// and spike labels): a callout or label overlapping one is pushed below it.
+    std::vector<QRectF> keepClear;
 };
 
 /// How finding annotations (Origin::Finding) are drawn.
@@ -69,6 +72,11 @@ public:
     static void paintNumberBadge(QPainter &painter, const QPointF &centre, int number, const QColor &color);
     /// The size paintNumberBadge() takes for `number`.
     static QSizeF numberBadgeSize(int number);
+
+    /// Where the text of each annotation lands when painted with `style`: (id, box) for every
+    /// annotation with a callout or label (numbered markers have none).
+    static std::vector<std::pair<std::uint64_t, QRectF>> textBoxes(const std::vector<Annotation> &annotations,
+                                                                    const AnnotationGeometry &geometry, const AnnotationStyle &style = {});
 
     /// The topmost annotation under `point` and the part hit, or {0, Part::None}, for annotations
     /// painted with `style`: a numbered marker's badge is its Body (a range's edges still grab its

@@ -2,6 +2,7 @@
 
 #include "annotationdialog.h"
 #include "annotationmodel.h"
+#include "timeline/annotationoverlay.h"
 #include "timeline/timelineview.h"
 
 #include <QCheckBox>
@@ -46,6 +47,7 @@ AnnotationsPanel::AnnotationsPanel(AnnotationStore *store, ViewState *state, QWi
 
     m_note = button(tr("Note…"), tr("Add a note at the centre of the view, on the selected rank"));
     m_range = button(tr("Mark range"), tr("Mark the selected event's extent, or the visible range, as a range"));
+    m_arrow = button(tr("Arrow"), tr("Draw an arrow between two points of the timeline: click its tail, then its head, on any ranks"));
     m_edit = button(tr("Edit…"), tr("Edit the selected annotation's text and colour (Return on the timeline)"));
     m_delete = button(tr("Delete"), tr("Delete the selected annotation (Delete on the timeline)"));
     m_filter = new QLineEdit;
@@ -58,7 +60,7 @@ AnnotationsPanel::AnnotationsPanel(AnnotationStore *store, ViewState *state, QWi
     auto *actions = new QHBoxLayout;
     actions->setContentsMargins(6, 4, 6, 0);
     actions->setSpacing(2);
-    for (QToolButton *b : {m_note, m_range, m_edit, m_delete})
+    for (QToolButton *b : {m_note, m_range, m_arrow, m_edit, m_delete})
         actions->addWidget(b);
     actions->addStretch(1);
     actions->addWidget(m_showFindings);
@@ -94,6 +96,7 @@ AnnotationsPanel::AnnotationsPanel(AnnotationStore *store, ViewState *state, QWi
     connect(m_showFindings, &QCheckBox::toggled, store, &AnnotationStore::setFindingAnnotationsVisible);
     connect(m_note, &QToolButton::clicked, this, &AnnotationsPanel::addNoteAtCenter);
     connect(m_range, &QToolButton::clicked, this, &AnnotationsPanel::markRange);
+    connect(m_arrow, &QToolButton::clicked, this, &AnnotationsPanel::addArrow);
     connect(m_edit, &QToolButton::clicked, this, &AnnotationsPanel::editSelected);
     connect(m_delete, &QToolButton::clicked, this, &AnnotationsPanel::deleteSelected);
     connect(m_view, &QTreeView::activated, this, [this](const QModelIndex &index) { jumpTo(idAt(index)); });
@@ -170,6 +173,14 @@ void AnnotationsPanel::addNoteAtCenter()
     a.time = a.endTime = v.begin + v.duration() / 2;
     if (AnnotationDialog::edit(this, a))
         m_store->setSelectedId(m_store->add(a));
+}
+
+void AnnotationsPanel::addArrow()
+{
+    if (!m_store || !m_timeline)
+        return;
+    m_timeline->annotationOverlay()->beginArrowAnywhere();
+    m_timeline->setFocus(Qt::OtherFocusReason); // Esc cancels there
 }
 
 void AnnotationsPanel::markRange()

@@ -39,6 +39,7 @@ public:
     QCheckBox *showFindingsCheck() const { return m_showFindings; }
     QToolButton *noteButton() const { return m_note; }
     QToolButton *rangeButton() const { return m_range; }
+    QToolButton *arrowButton() const { return m_arrow; }
     QToolButton *editButton() const { return m_edit; }
     QToolButton *deleteButton() const { return m_delete; }
 
@@ -50,6 +51,9 @@ public Q_SLOTS:
     /// Asks for a text and adds a note at the centre of the visible range, on the selected rank
     /// (job-wide when none is selected).
     void addNoteAtCenter();
+    /// Starts placing an arrow on the timeline: the next click puts its tail, the one after its
+    /// head, each on any rank (needs setTimelineView()).
+    void addArrow();
     /// Adds rangeToMark() as a Range and selects it.
     void markRange();
     /// Opens the editor on the selected annotation.
@@ -75,6 +79,7 @@ private:
     QCheckBox *m_showFindings;
     QToolButton *m_note;
     QToolButton *m_range;
+    QToolButton *m_arrow;
     QToolButton *m_edit;
     QToolButton *m_delete;
     bool m_syncing = false; // selection flowing from the store to the view: don't echo it back

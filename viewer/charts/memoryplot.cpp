@@ -197,9 +197,7 @@ void MemoryPlot::rebuildItems(TimeNs shift)
 {
     clearItems();
     const QColor red(0xc9, 0x1d, 0x2e);
-    QFont f = font();
-    f.setPixelSize(10);
-    f.setBold(true);
+    const QFont f = MemoryChart::labelFont(font());
     // The capacity rule only when it falls on the chart: a 2 GiB job on an 80 GiB card keeps its
     // curves readable rather than squashed under a far-away line. Its value is in the legend, where
     // no OOM label can cover it.
@@ -224,21 +222,13 @@ void MemoryPlot::rebuildItems(TimeNs shift)
         band->setPen(QPen(QColor(0xe0, 0x8e, 0x00, 200), 1, Qt::DashLine));
         band->setBrush(QColor(0xe0, 0x8e, 0x00, 34));
     }
-    // Spikes under the OOM marks: the rise explains the OOM, the OOM stays the loudest mark.
-    // Labels go largest rise first, on the top row or, where that is taken, the one below; one
-    // that would print over both is left out (its band stays, and the tooltip names it).
+    // Spikes under the OOM marks: the rise explains the OOM, the OOM stays the loudest mark. Which
+    // labels print, and where, is MemoryChart::labelsOf: annotations over the chart read the same
+    // places to keep clear of them.
     const double npp = static_cast<double>(std::max<TimeNs>(1, m_visible.duration())) / std::max(1, width());
-    const QFontMetrics spikeMetrics(f);
-    const double spikePx = keys.size() > 0 ? std::max(1, width()) / keys.size() : 0;
-    std::vector<const SpikeMark *> spikes;
-    for (const SpikeMark &m : m_spikes)
-        spikes.push_back(&m);
-    std::stable_sort(spikes.begin(), spikes.end(), [](const SpikeMark *a, const SpikeMark *b) { return a->bytes > b->bytes; });
-    std::vector<std::pair<double, double>> rows[2]; // x extents of the labels on each row
-    m_spikeLabels = 0;
-    for (const SpikeMark *m : spikes) {
-        const double k0 = static_cast<double>(m->time + shift);
-        const double k1 = std::max(k0 + 3 * npp, static_cast<double>(m->time + m->duration + shift));
+    for (const SpikeMark &m : m_spikes) {
+        const double k0 = static_cast<double>(m.time + shift);
+        const double k1 = std::max(k0 + 3 * npp, static_cast<double>(m.time + m.duration + shift));
         if (k1 < keys.lower || k0 > keys.upper)
             continue;
         auto *rise = new QCPItemRect(this);
@@ -248,43 +238,9 @@ void MemoryPlot::rebuildItems(TimeNs shift)
         rise->bottomRight->setCoords(k1, 1);
         rise->setPen(Qt::NoPen);
         rise->setBrush(QColor(0xe0, 0x8e, 0x00, 46));
-        const double kc = std::clamp((k0 + k1) / 2, keys.lower, keys.upper);
-        const double half = (spikeMetrics.horizontalAdvance(m->label) + 8) / 2.0;
-        const double x = (kc - keys.lower) * spikePx;
-        const std::pair<double, double> extent(x - half, x + half);
-        int row = -1;
-        for (int r = 0; r < 2 && row < 0; ++r)
-            if (std::none_of(rows[r].begin(), rows[r].end(),
-                             [&](const auto &e) { return extent.first < e.second && e.first < extent.second; }))
-                row = r;
-        if (row < 0)
-            continue;
-        rows[row].push_back(extent);
-        ++m_spikeLabels;
-        auto *tag = new QCPItemText(this);
-        tag->position->setTypeX(QCPItemPosition::ptPlotCoords);
-        tag->position->setTypeY(QCPItemPosition::ptAbsolute);
-        tag->position->setCoords(kc, axisRect()->top() + row * (spikeMetrics.height() + 3));
-        tag->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
-        tag->setPadding(QMargins(3, 1, 3, 1));
-        tag->setBrush(QColor(0xfd, 0xf3, 0xdc));
-        tag->setPen(QPen(amber));
-        tag->setColor(QColor(0x8a, 0x55, 0x00));
-        tag->setFont(f);
-        tag->setText(m->label);
     }
-    // One OOM is often reported twice a few pixels apart (the profiler's instant and the log's
-    // message): a label overlapping one already placed is left out (its rule stays). Timed OOMs go
-    // first: their label is exact, a placed one's ("≈") only estimated.
-    std::vector<const OomMark *> ooms;
-    for (const OomMark &m : m_ooms)
-        ooms.push_back(&m);
-    std::stable_partition(ooms.begin(), ooms.end(), [](const OomMark *m) { return !m->label.startsWith(QStringLiteral("≈")); });
-    const QFontMetrics metrics(f);
-    const double pxPerKey = keys.size() > 0 ? std::max(1, width()) / keys.size() : 0;
-    std::vector<std::pair<double, double>> placed; // x extents of the labels drawn
-    for (const OomMark *m : ooms) {
-        const double k = static_cast<double>(m->time + shift);
+    for (const OomMark &m : m_ooms) {
+        const double k = static_cast<double>(m.time + shift);
         if (k < keys.lower || k > keys.upper)
             continue;
         auto *line = new QCPItemStraightLine(this); // top to bottom by fraction, like the capacity
@@ -293,25 +249,23 @@ void MemoryPlot::rebuildItems(TimeNs shift)
         line->point1->setCoords(k, 0);
         line->point2->setCoords(k, 1);
         line->setPen(QPen(red, 1.5));
-        // Right of the rule, or left of it when the label would run past the chart's edge.
-        const double x = (k - keys.lower) * pxPerKey;
-        const double w = metrics.horizontalAdvance(m->label) + 6;
-        const bool left = x + w > width();
-        const std::pair<double, double> extent = left ? std::pair(x - w, x) : std::pair(x, x + w);
-        if (std::any_of(placed.begin(), placed.end(),
-                        [&](const auto &e) { return extent.first < e.second && e.first < extent.second; }))
-            continue;
-        placed.push_back(extent);
+    }
+    // The axis rect fills the widget (no margins), and its own geometry may not be laid out yet.
+    m_labels = MemoryChart::labelsOf(m_spikes, m_ooms, m_visible, m_offset, size(), f);
+    m_spikeLabels = 0;
+    for (const ChartLabel &label : m_labels) {
+        const bool spike = label.kind == ChartLabel::Kind::Spike;
+        m_spikeLabels += spike;
         auto *tag = new QCPItemText(this);
-        tag->position->setTypeX(QCPItemPosition::ptPlotCoords);
-        tag->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        tag->position->setCoords(k, 0.0);
-        tag->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+        tag->position->setType(QCPItemPosition::ptAbsolute);
+        tag->position->setCoords(label.rect.left(), label.rect.top());
+        tag->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         tag->setPadding(QMargins(3, 1, 3, 1));
-        tag->setBrush(red);
-        tag->setColor(Qt::white);
+        tag->setBrush(spike ? QColor(0xfd, 0xf3, 0xdc) : red);
+        tag->setPen(spike ? QPen(amber) : QPen(Qt::NoPen));
+        tag->setColor(spike ? QColor(0x8a, 0x55, 0x00) : QColor(Qt::white));
         tag->setFont(f);
-        tag->setText(m->label);
+        tag->setText(label.text);
     }
 }
 

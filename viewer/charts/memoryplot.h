@@ -73,6 +73,8 @@ public:
     const std::vector<SpikeMark> &spikeMarks() const { return m_spikes; }
     /// Spike labels drawn at the last rebuild (labels that would print over two others are left out).
     int spikeLabelCount() const { return m_spikeLabels; }
+    /// The spike and OOM labels drawn at the last rebuild, in widget coordinates.
+    const std::vector<ChartLabel> &labels() const { return m_labels; }
     /// A view-time window to shade (the selected finding's), or an empty range for none.
     void setHighlightRange(TimeRange viewRange);
     /// The pen a curve of `style` in `color` is drawn with (the gutter legend draws the same).
@@ -99,6 +101,7 @@ private:
     std::vector<OomMark> m_ooms;
     std::vector<SpikeMark> m_spikes;
     int m_spikeLabels = 0;
+    std::vector<ChartLabel> m_labels;
     TimeRange m_highlight;
     double m_capacity = 0;
     double m_valueMax = 0;

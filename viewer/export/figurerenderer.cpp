@@ -1,4 +1,5 @@
 #include "figurerenderer.h"
+#include "timeline/memorychart.h"
 
 #include "annotations/annotationpainter.h"
 #include "figurechrome.h"
@@ -13,6 +14,7 @@
 #include "timeline/timelinecontext.h"
 
 #include <QImage>
+#include <QGuiApplication>
 #include <QPainter>
 
 #include <algorithm>
@@ -305,6 +307,19 @@ void FigureRenderer::paintAnnotations(QPainter &p) const
                 return QRectF(left, g.top + row->top, w, kMarkerStrip - 1);
         return std::nullopt;
     };
+    // Callouts keep clear of the memory charts' OOM and spike labels, placed as the chart places them.
+    const QFont chartFont = MemoryChart::labelFont(QGuiApplication::font());
+    for (const Group &g : m_groups) {
+        const Lane *memory = g.layout.memoryLane();
+        if (!memory)
+            continue;
+        const int gutter = m_ctx->gutterWidth;
+        const QRect area(kMargin + gutter, g.top + memory->top, m_groupWidth - gutter, memory->height - 1);
+        const TimeRange visible{view.toTime(gutter), view.toTime(gutter + area.width())};
+        const MemoryChart chart = MemoryChart::of(*m_ctx, g.rank, g.layout.memoryTracks(), m_opt.highlight);
+        for (const ChartLabel &label : MemoryChart::labelsOf(chart.spikes, chart.ooms, visible, offsetOf(g.rank), area.size(), chartFont))
+            geo.keepClear.push_back(label.rect.translated(area.topLeft()));
+    }
     // Listed findings become numbered markers (the list under the legend has their text); user
     // annotations, and finding annotations the list does not have, keep their callouts.
     AnnotationStyle style;

@@ -1,4 +1,5 @@
 #include "annotationoverlay.h"
+#include "charts/memoryplot.h"
 
 #include "findingmarkerlayer.h"
 
@@ -50,7 +51,7 @@ void AnnotationOverlay::setStore(AnnotationStore *store)
     if (m_store)
         disconnect(m_store, nullptr, this, nullptr);
     m_store = store;
-    m_mode = Mode::Idle;
+    setMode(Mode::Idle);
     m_hovered = 0;
     if (store) {
         connect(store, &AnnotationStore::changed, this, [this] {
@@ -126,6 +127,15 @@ AnnotationGeometry AnnotationOverlay::geometryForPainting() const
     g.area = QRectF(m_view->gutterWidth(), 0, std::max(0, viewport->width() - m_view->gutterWidth()), viewport->height());
     // Finding markers sit in the rows the timeline keeps for them (FindingMarkerLayer::rows).
     g.markerRow = m_view->findingMarkers().rows(width, viewport->height(), jobStripArea());
+    // The memory charts' OOM and spike labels stay readable: callouts are placed below them.
+    for (const RankGroupWidget *group : m_view->rankGroups()) {
+        const MemoryPlot *plot = group->isVisible() ? group->memoryPlot() : nullptr;
+        if (!plot || !plot->isVisible())
+            continue;
+        const QPointF at = toViewport(plot, QPointF(0, 0));
+        for (const ChartLabel &label : plot->labels())
+            g.keepClear.push_back(label.rect.translated(at));
+    }
     return g;
 }
 
@@ -186,7 +196,8 @@ void AnnotationOverlay::paintEvent(QPaintEvent *)
     std::vector<Annotation> shown = m_store ? m_store->visibleAnnotations() : std::vector<Annotation>();
     if (const auto p = preview())
         shown.push_back(*p);
-    if (shown.empty() && flows.empty())
+    const bool hint = !placementHint().isEmpty();
+    if (shown.empty() && flows.empty() && !hint)
         return;
     QPainter painter(this);
     // Everything is placed in viewport coordinates; this widget starts at the job-wide strip's top.
@@ -194,18 +205,20 @@ void AnnotationOverlay::paintEvent(QPaintEvent *)
     painter.setClipRect(QRectF(m_view->gutterWidth(), 0, std::max(0, m_view->viewport()->width() - m_view->gutterWidth()),
                                m_view->viewport()->height()));
     FlowArrows::paint(painter, flows, Palette::screen().color(Palette::Role::Outline));
-    if (shown.empty())
-        return;
-    const AnnotationGeometry geometry = geometryForPainting();
-    const AnnotationStyle look = style();
-    painter.setClipRect(viewportArea());
-    AnnotationPainter::paint(painter, shown, geometry, m_store->selectedId(), m_hovered, look);
-    // The strip gets the job-wide badges only: a rank's row scrolled up behind it stays hidden.
-    if (const std::optional<QRectF> strip = jobStripArea()) {
-        std::erase_if(shown, [this](const Annotation &a) { return a.rank != kNoRank || !m_view->findingMarkers().isMarker(a); });
-        painter.setClipRect(*strip);
+    if (!shown.empty()) {
+        const AnnotationGeometry geometry = geometryForPainting();
+        const AnnotationStyle look = style();
+        painter.setClipRect(viewportArea());
         AnnotationPainter::paint(painter, shown, geometry, m_store->selectedId(), m_hovered, look);
+        // The strip gets the job-wide badges only: a rank's row scrolled up behind it stays hidden.
+        if (const std::optional<QRectF> strip = jobStripArea()) {
+            std::erase_if(shown, [this](const Annotation &a) { return a.rank != kNoRank || !m_view->findingMarkers().isMarker(a); });
+            painter.setClipRect(*strip);
+            AnnotationPainter::paint(painter, shown, geometry, m_store->selectedId(), m_hovered, look);
+        }
     }
+    if (hint)
+        paintHint(painter);
 }
 
 void AnnotationOverlay::setHovered(std::uint64_t id)
@@ -218,7 +231,7 @@ void AnnotationOverlay::setHovered(std::uint64_t id)
 
 void AnnotationOverlay::updateCursor(QWidget *group, AnnotationPainter::Part part)
 {
-    if (m_mode == Mode::PlaceArrow || m_mode == Mode::CreateRange) {
+    if (isPlacingArrow() || m_mode == Mode::CreateRange) {
         group->setCursor(Qt::CrossCursor);
         return;
     }
@@ -267,6 +280,20 @@ bool AnnotationOverlay::mousePress(QWidget *group, QMouseEvent *event)
     const QPointF pos = toViewport(group, event->position());
     m_pressPos = m_mousePos = pos;
     const bool inData = pos.x() >= m_view->gutterWidth();
+    if (m_mode == Mode::PickArrowTail) {
+        if (event->button() != Qt::LeftButton)
+            return false; // the context menu that follows cancels
+        const RankId here = rankAt(pos.y());
+        if (inData && here != kNoRank) {
+            m_startRank = here;
+            m_startTime = timeAt(pos.x());
+            setMode(Mode::PlaceArrow);
+        }
+        m_swallowRelease = true;
+        updateCursor(group, AnnotationPainter::Part::None);
+        update();
+        return true;
+    }
     if (m_mode == Mode::PlaceArrow) {
         if (event->button() != Qt::LeftButton)
             return false; // the context menu that follows cancels
@@ -280,7 +307,7 @@ bool AnnotationOverlay::mousePress(QWidget *group, QMouseEvent *event)
             a.endTime = timeAt(pos.x());
             m_store->setSelectedId(m_store->add(a));
         }
-        m_mode = Mode::Idle;
+        setMode(Mode::Idle);
         m_swallowRelease = true;
         group->unsetCursor();
         update();
@@ -293,7 +320,7 @@ bool AnnotationOverlay::mousePress(QWidget *group, QMouseEvent *event)
         m_store->setSelectedId(id);
         m_dragOrigin = *m_store->find(id);
         m_dragPart = part;
-        m_mode = Mode::Drag;
+        setMode(Mode::Drag);
         m_moved = false;
         m_swallowRelease = true;
         QToolTip::hideText();
@@ -301,7 +328,7 @@ bool AnnotationOverlay::mousePress(QWidget *group, QMouseEvent *event)
     }
     m_store->setSelectedId(0);
     if ((event->modifiers() & Qt::ShiftModifier) && inData) {
-        m_mode = Mode::CreateRange;
+        setMode(Mode::CreateRange);
         m_startRank = rankAt(pos.y());
         m_startTime = timeAt(pos.x());
         m_swallowRelease = true;
@@ -316,6 +343,7 @@ bool AnnotationOverlay::mouseMove(QWidget *group, QMouseEvent *event)
     const QPointF pos = toViewport(group, event->position());
     m_mousePos = pos;
     switch (m_mode) {
+    case Mode::PickArrowTail:
     case Mode::PlaceArrow:
         // The rubber arrow follows; the group still hovers and moves the ruler's cursor.
         updateCursor(group, AnnotationPainter::Part::None);
@@ -381,20 +409,22 @@ bool AnnotationOverlay::mouseRelease(QMouseEvent *event)
     if (event->buttons() != Qt::NoButton)
         return true;
     m_swallowRelease = false;
+    if (isPlacingArrow())
+        return true; // the click that put the tail: the head's click is still to come
     if (m_mode == Mode::Drag) {
         m_store->endMove();
         // A click (no drag) on a finding's marker selects the finding, as a click in the panel does.
         if (const int index = m_view->findingMarkers().findingOf(m_dragOrigin).second; !m_moved && index >= 0) {
-            m_mode = Mode::Idle;
+            setMode(Mode::Idle);
             m_view->viewState()->setSelectedFinding(index);
         }
     } else if (m_mode == Mode::CreateRange) {
         const std::optional<Annotation> range = preview();
-        m_mode = Mode::Idle;
+        setMode(Mode::Idle);
         if (range)
             m_store->setSelectedId(m_store->add(*range));
     }
-    m_mode = Mode::Idle;
+    setMode(Mode::Idle);
     m_view->syncFindingRows(); // held back while dragging: a badge moved onto another rank moves its row
     update();
     return true;
@@ -406,7 +436,7 @@ bool AnnotationOverlay::mouseDoubleClick(QWidget *group, QMouseEvent *event)
     const auto [id, part] = hitAt(pos);
     if (id == 0 || event->button() != Qt::LeftButton)
         return false;
-    m_mode = Mode::Idle;
+    setMode(Mode::Idle);
     m_swallowRelease = true;
     editInteractive(id);
     return true;
@@ -417,8 +447,8 @@ bool AnnotationOverlay::contextMenu(QWidget *group, QContextMenuEvent *event)
     const QPointF pos = toViewport(group, QPointF(event->pos()));
     if (pos.x() < m_view->gutterWidth())
         return false;
-    if (m_mode == Mode::PlaceArrow) {
-        m_mode = Mode::Idle;
+    if (isPlacingArrow()) {
+        setMode(Mode::Idle);
         update();
         return true;
     }
@@ -475,8 +505,8 @@ bool AnnotationOverlay::handleKey(QKeyEvent *event)
     const std::uint64_t selected = m_store->selectedId();
     switch (event->key()) {
     case Qt::Key_Escape:
-        if (m_mode == Mode::PlaceArrow || m_mode == Mode::CreateRange) {
-            m_mode = Mode::Idle;
+        if (isPlacingArrow() || m_mode == Mode::CreateRange) {
+            setMode(Mode::Idle);
             m_swallowRelease = false;
             update();
             return true;
@@ -510,9 +540,61 @@ std::uint64_t AnnotationOverlay::addNoteInteractive(RankId rank, TimeNs time)
     return id;
 }
 
+void AnnotationOverlay::beginArrowAnywhere()
+{
+    setMode(Mode::PickArrowTail);
+    update();
+}
+
+QString AnnotationOverlay::placementHint() const
+{
+    switch (m_mode) {
+    case Mode::PickArrowTail: return tr("Click where the arrow starts, on any rank · Esc cancels");
+    case Mode::PlaceArrow: return tr("Arrow from rank %1: click where it ends, on any rank · Esc cancels").arg(m_startRank);
+    case Mode::CreateRange: return tr("Drag to the range's other end");
+    default: return {};
+    }
+}
+
+void AnnotationOverlay::setMode(Mode mode)
+{
+    const QString before = placementHint();
+    m_mode = mode;
+    const QString after = placementHint();
+    if (after != before)
+        Q_EMIT placementHintChanged(after);
+}
+
+void AnnotationOverlay::paintHint(QPainter &painter) const
+{
+    // A label beside the pointer, turned to stay inside the data area: the user is looking there.
+    const QString text = placementHint();
+    painter.save();
+    painter.setClipRect(viewportArea());
+    QFont font = painter.font();
+    font.setPointSizeF(font.pointSizeF() * 0.95);
+    painter.setFont(font);
+    const QFontMetricsF fm(font);
+    const QSizeF size(fm.horizontalAdvance(text) + 12, fm.height() + 6);
+    const QRectF area = viewportArea().adjusted(m_view->gutterWidth(), 0, 0, 0);
+    QPointF at = m_mousePos + QPointF(16, 18);
+    if (at.x() + size.width() > area.right())
+        at.setX(std::max(area.left(), m_mousePos.x() - 16 - size.width()));
+    if (at.y() + size.height() > area.bottom())
+        at.setY(m_mousePos.y() - 12 - size.height());
+    const QRectF box(at, size);
+    const Palette &palette = Palette::screen();
+    painter.setPen(palette.color(Palette::Role::ChromeBorder));
+    painter.setBrush(palette.color(Palette::Role::Chrome));
+    painter.drawRoundedRect(box, 4, 4);
+    painter.setPen(palette.color(Palette::Role::ChromeText));
+    painter.drawText(box, Qt::AlignCenter, text);
+    painter.restore();
+}
+
 void AnnotationOverlay::beginArrow(RankId rank, TimeNs time)
 {
-    m_mode = Mode::PlaceArrow;
+    setMode(Mode::PlaceArrow);
     m_startRank = rank;
     m_startTime = time;
     m_mousePos = {m_view->viewScale().toX(time), m_mousePos.y()};

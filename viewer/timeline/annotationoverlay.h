@@ -32,6 +32,7 @@
 #include <optional>
 
 class QContextMenuEvent;
+class QPainter;
 class QKeyEvent;
 class QMouseEvent;
 
@@ -64,8 +65,12 @@ public:
     QString toolTipFor(std::uint64_t id) const;
     /// The annotation under the mouse, 0 for none.
     std::uint64_t hoveredId() const { return m_hovered; }
-    /// True while "Add arrow from here" waits for the click on the arrow's head.
-    bool isPlacingArrow() const { return m_mode == Mode::PlaceArrow; }
+    /// True while an arrow is being placed: waiting for the click on its tail (Edit ▸ Add Arrow)
+    /// or on its head ("Add arrow from here", or after the tail's click).
+    bool isPlacingArrow() const { return m_mode == Mode::PlaceArrow || m_mode == Mode::PickArrowTail; }
+    /// What the user should do next while placing something ("Click where the arrow ends…"),
+    /// painted beside the mouse; empty when nothing is being placed.
+    QString placementHint() const;
     /// Keys of the timeline that concern annotations: Delete (and Backspace) removes the selected
     /// one, Return edits it, Escape cancels placing an arrow. False when the key is not taken.
     bool handleKey(QKeyEvent *event);
@@ -75,15 +80,23 @@ public:
     /// Starts placing an arrow whose tail is at (`rank`, `time`); the next click on the data area
     /// puts its head.
     void beginArrow(RankId rank, TimeNs time);
+    /// Starts placing an arrow between any two points: the next click puts its tail (on any
+    /// rank, at any time), the one after its head.
+    void beginArrowAnywhere();
+
     /// Opens the editor on annotation `id`; true when it was changed.
     bool editInteractive(std::uint64_t id);
+
+Q_SIGNALS:
+    /// placementHint() changed (the main window repeats it in the status bar).
+    void placementHintChanged(const QString &hint);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
-    enum class Mode : std::uint8_t { Idle, Drag, CreateRange, PlaceArrow };
+    enum class Mode : std::uint8_t { Idle, Drag, CreateRange, PickArrowTail, PlaceArrow };
 
     // `source` is a rank group or the job-wide findings strip.
     bool mousePress(QWidget *source, QMouseEvent *event);
@@ -102,6 +115,8 @@ private:
     RankId rankAt(double y) const;
     TimeNs timeAt(double x) const;
     std::optional<Annotation> preview() const;
+    void setMode(Mode mode);
+    void paintHint(QPainter &painter) const;
     void setHovered(std::uint64_t id);
     void updateCursor(QWidget *source, AnnotationPainter::Part part);
     /// The finding of the view's analysis `a` was made from, and its index; {nullptr, -1} if none.

@@ -12,6 +12,9 @@
 #include "viewstate.h"
 
 #include <QColor>
+#include <QFont>
+#include <QRectF>
+#include <QSize>
 #include <QString>
 
 #include <memory>
@@ -29,6 +32,15 @@ struct TimelineContext;
 struct OomMark {
     TimeNs time = 0; ///< data time (the rank's clock offset is applied like for the curves)
     QString label;   ///< short text next to the marker ("OOM · 62 MiB", "≈ OOM" when placed by an anchor)
+};
+
+/// A label the chart prints over its curves: a spike's size or an OOM's text. Other things drawn
+/// over the chart (annotation callouts) keep clear of them.
+struct ChartLabel {
+    enum class Kind : std::uint8_t { Spike, Oom };
+    Kind kind = Kind::Spike;
+    QRectF rect;  ///< chart coordinates: (0, 0) is the chart's top-left corner
+    QString text;
 };
 
 struct MemoryChart {
@@ -60,6 +72,16 @@ struct MemoryChart {
                                         const Palette &colors);
     /// The OOM marks of `rank`; an OOM placed by an anchor is labelled "≈".
     static std::vector<OomMark> oomMarks(const EvidenceIndex &evidence, RankId rank);
+
+    /// The font of the chart's labels, from the chart's own font.
+    static QFont labelFont(const QFont &base);
+    /// Which spike and OOM labels a chart `size` px large, showing view time `visible` of a rank
+    /// whose data is drawn `offset` later, prints and where, in `font`. Spike labels go largest
+    /// rise first on the top row or the one below, else are left out (the band stays); an OOM
+    /// label sits right of its rule (left near the edge) and one overlapping another placed OOM
+    /// label is left out (one OOM reported twice, by the profiler and the log). Timed OOMs first.
+    static std::vector<ChartLabel> labelsOf(const std::vector<SpikeMark> &spikes, const std::vector<OomMark> &ooms,
+                                            TimeRange visible, TimeNs offset, QSize size, const QFont &font);
 };
 
 /// Which window of time a chart shows and in which colours.
