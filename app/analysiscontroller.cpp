@@ -31,4 +31,9 @@ void AnalysisController::analyze(SessionPtr session, const Analyzer::Options &op
     Q_EMIT started(gen);
 }
 
+void AnalysisController::cancel()
+{
+    m_jobs.cancel();
+}
+
 } // namespace rs

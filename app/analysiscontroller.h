@@ -22,12 +22,16 @@ public:
 
     quint64 generation() const { return m_jobs.generation(); }
     bool isBusy() const { return m_jobs.isBusy(); }
+    /// An analysis was asked for and its result is still to come.
+    bool isPending() const { return m_jobs.isPending(); }
     /// The newest delivered result (null before the first).
     AnalysisPtr result() const { return m_result; }
 
 public Q_SLOTS:
     /// Analyses `session` with `options` in the background.
     void analyze(rs::SessionPtr session, const rs::Analyzer::Options &options = {});
+    /// Drops the running analysis: its result is never delivered (the pool finishes the work).
+    void cancel();
 
 Q_SIGNALS:
     void started(quint64 generation);

@@ -1,5 +1,9 @@
 #include "application.h"
 
+#include "taskmonitor.h"
+
+#include <utility>
+
 namespace rs {
 
 Application::Application(const SessionLoader::Options &options, QObject *parent)
@@ -22,7 +26,22 @@ Application::Application(const SessionLoader::Options &options, QObject *parent)
 
     // Every session is analysed as soon as it is read; an edited clock offset re-analyses it. The
     // controller drops results that a newer request has overtaken.
+    // The analysis shows in the status bar's task list; Cancel drops it and the window says how to
+    // run it again (View ▸ Analyse Again).
+    connect(&m_analysis, &AnalysisController::started, this, [this](quint64) {
+        m_window.tasks()->end(m_analysisTask);
+        const std::size_t ranks = m_window.session() ? m_window.session()->ranks().size() : 0;
+        m_analysisTask = m_window.tasks()->begin(ranks == 1 ? tr("Analysing 1 rank…") : tr("Analysing %1 ranks…").arg(ranks), [this] {
+            m_analysis.cancel();
+            m_window.analysisCancelled();
+        });
+    });
+    connect(&m_window, &MainWindow::analysisRequested, this, [this] {
+        if (m_window.session())
+            m_analysis.analyze(m_window.session(), Analyzer::Options{m_window.clockOffsetOverrides()});
+    });
     connect(&m_analysis, &AnalysisController::finished, this, [this](quint64, AnalysisPtr result) {
+        m_window.tasks()->end(std::exchange(m_analysisTask, 0));
         m_window.setAnalysis(std::move(result));
         Q_EMIT ready();
     });
@@ -92,6 +111,8 @@ void Application::loadSessionSources(const QString &path, const SessionDocument 
 
 void Application::open(const QStringList &paths)
 {
+    // Inputs named on the command line are as recent as those picked in a dialog.
+    m_window.rememberRecent(paths);
     if (paths.size() == 1 && SessionDocument::looksLikeSessionFile(paths.front()))
         m_files.open(paths.front());
     else if (!paths.isEmpty()) {

@@ -38,6 +38,7 @@ private:
 
     ImportController m_import;
     AnalysisController m_analysis;
+    quint64 m_analysisTask = 0; // the running analysis in the window's task list
     SessionFileController m_files;
     MainWindow m_window;
 };

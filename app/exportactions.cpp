@@ -7,6 +7,7 @@
 #include "export/mergedtracewriter.h"
 #include "export/reportwriter.h"
 #include "mainwindow.h"
+#include "taskmonitor.h"
 #include "viewstate.h"
 
 #include <QAction>
@@ -24,14 +25,14 @@ namespace rs {
 
 namespace {
 
+} // namespace
+
 // What a background writer hands back.
-struct Written {
+struct ExportActions::Outcome {
     bool ok = false;
     QString error;
     QStringList files;
 };
-
-} // namespace
 
 ExportActions::ExportActions(MainWindow *window)
     : QObject(window)
@@ -108,11 +109,62 @@ void ExportActions::exportView()
     ExportDialog dialog(session, m_window->analysis(), currentView(), m_window);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    QString error;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    const bool ok = FigureExporter(session, m_window->analysis()).exportTo(dialog.path(), dialog.format(), dialog.options(), &error);
-    QApplication::restoreOverrideCursor();
-    report(ok ? tr("Exported %1").arg(QDir::toNativeSeparators(dialog.path())) : error, !ok);
+    writeFigure(dialog.path(), static_cast<int>(dialog.format()), dialog.options());
+}
+
+void ExportActions::runTask(const QString &label, const QString &path, std::function<Outcome(const TaskControl &)> work,
+                            std::function<QString(const Outcome &)> success)
+{
+    TaskMonitor *tasks = m_window->tasks();
+    const TaskMonitor::Id task = tasks->begin(label, [] {}); // the stop flag is the cancel: the work checks it
+    const TaskControl control = tasks->control(task);
+    ++m_running;
+    auto *watcher = new QFutureWatcher<Outcome>(this);
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, task, control, path, success = std::move(success)] {
+        --m_running;
+        m_window->tasks()->end(task);
+        const Outcome out = watcher->result();
+        watcher->deleteLater();
+        const bool cancelled = control.stopped();
+        const QString message = out.ok ? success(out) : out.error;
+        report(message, !out.ok && !cancelled);
+        Q_EMIT written(path, out.ok, message);
+    });
+    // Painting into QImage, SVG and PDF devices is allowed off the GUI thread; the session and the
+    // analysis are immutable and shared.
+    watcher->setFuture(QtConcurrent::run([work = std::move(work), control] { return work(control); }));
+}
+
+void ExportActions::writeFigure(const QString &path, int format, const FigureOptions &options)
+{
+    const SessionPtr session = m_window->session();
+    if (!session)
+        return;
+    const auto analysis = m_window->analysis();
+    runTask(tr("Exporting %1…").arg(QFileInfo(path).fileName()), path,
+            [path, format, options, session, analysis](const TaskControl &control) {
+                // Drawn to a side file and moved in place at the end: a cancelled export leaves
+                // the old file, if any, as it was.
+                Outcome out;
+                const QString part = path + QStringLiteral(".part");
+                out.ok = FigureExporter(session, analysis).exportTo(part, static_cast<FigureExporter::Format>(format), options, &out.error);
+                if (out.ok && control.stopped()) {
+                    out.ok = false;
+                    out.error = tr("cancelled: %1 was not written").arg(path);
+                }
+                if (out.ok) {
+                    QFile::remove(path);
+                    out.ok = QFile::rename(part, path);
+                    if (!out.ok)
+                        out.error = tr("cannot write %1").arg(path);
+                }
+                if (!out.ok) {
+                    QFile::remove(part);
+                    out.error.replace(part, path);
+                }
+                return out;
+            },
+            [path](const Outcome &) { return tr("Exported %1").arg(QDir::toNativeSeparators(path)); });
 }
 
 void ExportActions::copyImage()
@@ -139,26 +191,27 @@ void ExportActions::exportReport()
         return;
     if (!path.endsWith(QLatin1String(".md"), Qt::CaseInsensitive))
         path += QStringLiteral(".md");
+    writeReport(path);
+}
+
+void ExportActions::writeReport(const QString &path)
+{
+    const SessionPtr session = m_window->session();
+    if (!session)
+        return;
     const auto analysis = m_window->analysis();
     const FigureOptions figure = currentView();
-    ++m_running;
-    report(tr("Writing %1 (hashing the inputs)…").arg(QFileInfo(path).fileName()), false);
-    auto *watcher = new QFutureWatcher<Written>(this);
-    connect(watcher, &QFutureWatcher<Written>::finished, this, [this, watcher, path] {
-        --m_running;
-        const Written w = watcher->result();
-        watcher->deleteLater();
-        report(w.ok ? tr("Wrote %1 and %n image(s) beside it", nullptr, int(w.files.size()) - 1).arg(QDir::toNativeSeparators(path))
-                    : w.error,
-               !w.ok);
-    });
-    // Painting into QImage, SVG and PDF devices is allowed off the GUI thread; the session and the
-    // analysis are immutable and shared.
-    watcher->setFuture(QtConcurrent::run([path, session, analysis, figure] {
-        Written w;
-        w.ok = ReportWriter::write(path, session, analysis, figure, {}, &w.error, &w.files);
-        return w;
-    }));
+    runTask(tr("Writing %1…").arg(QFileInfo(path).fileName()), path,
+            [path, session, analysis, figure](const TaskControl &control) {
+                Outcome out;
+                ReportWriter::Options options;
+                options.control = control;
+                out.ok = ReportWriter::write(path, session, analysis, figure, options, &out.error, &out.files);
+                return out;
+            },
+            [path](const Outcome &out) {
+                return tr("Wrote %1 and %n image(s) beside it", nullptr, int(out.files.size()) - 1).arg(QDir::toNativeSeparators(path));
+            });
 }
 
 void ExportActions::exportTrace()
@@ -173,23 +226,24 @@ void ExportActions::exportTrace()
         return;
     if (!MergedTraceWriter::isTracePath(path))
         path += QStringLiteral(".json.gz");
+    writeTrace(path);
+}
+
+void ExportActions::writeTrace(const QString &path)
+{
+    const SessionPtr session = m_window->session();
+    if (!session)
+        return;
     const auto analysis = m_window->analysis();
     const auto offsets = m_window->clockOffsetOverrides();
     const std::vector<Annotation> annotations = m_window->annotationStore()->annotations();
-    ++m_running;
-    report(tr("Writing %1…").arg(QFileInfo(path).fileName()), false);
-    auto *watcher = new QFutureWatcher<Written>(this);
-    connect(watcher, &QFutureWatcher<Written>::finished, this, [this, watcher, path] {
-        --m_running;
-        const Written w = watcher->result();
-        watcher->deleteLater();
-        report(w.ok ? tr("Wrote %1 (open it in Perfetto)").arg(QDir::toNativeSeparators(path)) : w.error, !w.ok);
-    });
-    watcher->setFuture(QtConcurrent::run([path, session, analysis, offsets, annotations] {
-        Written w;
-        w.ok = MergedTraceWriter::write(path, *session, analysis.get(), offsets, &w.error, annotations);
-        return w;
-    }));
+    runTask(tr("Writing %1…").arg(QFileInfo(path).fileName()), path,
+            [path, session, analysis, offsets, annotations](const TaskControl &control) {
+                Outcome out;
+                out.ok = MergedTraceWriter::write(path, *session, analysis.get(), offsets, &out.error, annotations, &control);
+                return out;
+            },
+            [path](const Outcome &) { return tr("Wrote %1 (open it in Perfetto)").arg(QDir::toNativeSeparators(path)); });
 }
 
 } // namespace rs

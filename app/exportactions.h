@@ -6,6 +6,9 @@
 // pool and report back in the status bar.
 
 #include "export/figureoptions.h"
+#include "taskcontrol.h"
+
+#include <functional>
 
 #include <QObject>
 
@@ -44,7 +47,22 @@ public Q_SLOTS:
     void exportReport();
     void exportTrace();
 
+public:
+    /// The writers behind the dialogs, each a task of the window (TaskMonitor) with its progress
+    /// and Cancel; a cancelled one leaves no file. Each ends with written().
+    void writeFigure(const QString &path, int format, const FigureOptions &options);
+    void writeReport(const QString &path);
+    void writeTrace(const QString &path);
+
+Q_SIGNALS:
+    /// A writer finished: `ok`, or why not (a cancelled one says "cancelled").
+    void written(const QString &path, bool ok, const QString &message);
+
 private:
+    struct Outcome;
+    /// Runs `work` on the pool as a task labelled `label`, then reports its outcome.
+    void runTask(const QString &label, const QString &path, std::function<Outcome(const TaskControl &)> work,
+                 std::function<QString(const Outcome &)> success);
     QString suggestedPath(const QString &fileName) const;
     void report(const QString &message, bool failed);
 

@@ -1,4 +1,5 @@
 #include "compareview.h"
+#include "taskmonitor.h"
 
 #include "palette.h"
 
@@ -31,6 +32,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace rs {
 
@@ -287,6 +289,8 @@ void CompareView::setSession(SessionPtr session)
     m_session = std::move(session);
     m_analysis.reset();
     m_totals.clear();
+    if (m_tasks)
+        m_tasks->end(std::exchange(m_diffTask, 0));
     m_jobs.cancel(); // what runs is for the old session: dropped (totals of another session are useless)
     m_reference = kNoRank;
     m_diffA = m_diffB = kNoRank;
@@ -440,6 +444,14 @@ void CompareView::setCompletedStepsOnly(bool only)
 void CompareView::requestDiff()
 {
     m_diffStatus->setText(tr("computing op totals\u2026"));
+    // One task in the status bar per request: Cancel there drops it and says so here.
+    if (m_tasks) {
+        m_tasks->end(m_diffTask);
+        m_diffTask = m_tasks->begin(tr("Comparing rank %1 with rank %2: op totals\u2026").arg(m_diffA).arg(m_diffB), [this] {
+            m_jobs.cancel();
+            m_diffStatus->setText(tr("op totals stopped; pick the ranks again to compute them"));
+        });
+    }
     // Totals stay valid for their session even when the request was overtaken.
     auto keepTotals = [this](const DiffOutcome &out) {
         if (out.session == m_session && !out.scoped) {
@@ -448,6 +460,8 @@ void CompareView::requestDiff()
         }
     };
     auto show = [this, keepTotals](DiffOutcome out) {
+        if (m_tasks)
+            m_tasks->end(std::exchange(m_diffTask, 0));
         keepTotals(out);
         if (out.session != m_session)
             return;
@@ -490,6 +504,11 @@ void CompareView::requestDiff()
         return out;
     };
     m_jobs.run(std::move(work), show, keepTotals);
+}
+
+void CompareView::setTaskMonitor(TaskMonitor *tasks)
+{
+    m_tasks = tasks;
 }
 
 void CompareView::syncSelectedRank(RankId rank)

@@ -32,6 +32,8 @@ class QTableView;
 
 namespace rs {
 
+class TaskMonitor;
+
 class CompareSortFilterModel;
 class OpDiffModel;
 class RankMetricsModel;
@@ -90,6 +92,11 @@ public:
     std::shared_ptr<const RankOpTotals> cachedTotals(RankId rank) const;
     /// True while a diff is being computed.
     bool diffPending() const { return m_jobs.isPending(); }
+    /// The line under the diff that says what it holds (or that it is being computed).
+    QLabel *diffStatusLabel() const { return m_diffStatus; }
+    /// Where the op-totals computation shows its progress and can be cancelled (not owned; may
+    /// be null: no task is shown).
+    void setTaskMonitor(TaskMonitor *tasks);
 
 Q_SIGNALS:
     void referenceRankChanged(rs::RankId rank);
@@ -113,6 +120,8 @@ private:
     RankId m_diffB = kNoRank;
     std::map<RankId, std::shared_ptr<const RankOpTotals>> m_totals;
     JobTracker m_jobs{this}; // op totals and diffs, newest request only
+    QPointer<TaskMonitor> m_tasks;
+    quint64 m_diffTask = 0;   // the task of the running request
     bool m_updatingCombos = false;
 
     QTabWidget *m_tabs = nullptr;

@@ -3,6 +3,7 @@
 #include "report/chrometraceexport.h"
 
 #include <QFile>
+#include <QFileInfo>
 
 #include <zlib.h>
 
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <ostream>
 #include <streambuf>
+#include <vector>
 
 namespace rs {
 
@@ -68,6 +70,57 @@ private:
     std::array<char, 1 << 16> m_buffer{};
 };
 
+// Passes the exporter's text on to `target` in 1 MiB pieces, and between pieces says how much was
+// written and whether the user stopped: a stop fails the next write, which ends the export.
+class ControlledBuffer : public std::streambuf
+{
+public:
+    ControlledBuffer(std::streambuf *target, const TaskControl *control, QString name)
+        : m_target(target)
+        , m_control(control)
+        , m_name(std::move(name))
+    {
+        m_buffer.resize(1 << 20);
+        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+    }
+    bool stopped() const { return m_stopped; }
+
+protected:
+    int_type overflow(int_type c) override
+    {
+        if (!pass())
+            return traits_type::eof();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    int sync() override { return pass() && m_target->pubsync() == 0 ? 0 : -1; }
+
+private:
+    bool pass()
+    {
+        const std::streamsize n = pptr() - pbase();
+        if (m_control && m_control->stopped())
+            m_stopped = true;
+        if (m_stopped || (n > 0 && m_target->sputn(pbase(), n) != n))
+            return false;
+        m_written += n;
+        setp(m_buffer.data(), m_buffer.data() + m_buffer.size());
+        if (m_control && n > 0)
+            m_control->report(0, 0, MergedTraceWriter::tr("Writing %1: %2 MB of JSON…").arg(m_name).arg(m_written >> 20));
+        return true;
+    }
+
+    std::streambuf *m_target;
+    const TaskControl *m_control;
+    QString m_name;
+    std::vector<char> m_buffer;
+    qint64 m_written = 0;
+    bool m_stopped = false;
+};
+
 } // namespace
 
 bool MergedTraceWriter::isTracePath(const QString &path)
@@ -76,7 +129,8 @@ bool MergedTraceWriter::isTracePath(const QString &path)
 }
 
 bool MergedTraceWriter::write(const QString &path, const Session &session, const AnalysisResult *analysis,
-                              const std::map<RankId, TimeNs> &offsets, QString *error, const std::vector<Annotation> &annotations)
+                              const std::map<RankId, TimeNs> &offsets, QString *error, const std::vector<Annotation> &annotations,
+                              const TaskControl *control)
 {
     ChromeTraceExport::Found found;
     found.analysis = analysis;
@@ -110,23 +164,38 @@ bool MergedTraceWriter::write(const QString &path, const Session &session, const
         return false;
     };
     std::string why;
+    const QString name = QFileInfo(path).fileName();
+    // A stopped export leaves no half-written trace behind.
+    const auto cancelled = [&] {
+        QFile::remove(path);
+        if (error)
+            *error = tr("cancelled: %1 was not written").arg(path);
+        return false;
+    };
     if (path.endsWith(QLatin1String(".gz"), Qt::CaseInsensitive)) {
         GzipBuffer buffer(path);
         if (!buffer.isOpen())
             return fail(tr("cannot open the file"));
-        std::ostream out(&buffer);
-        const bool ok = ChromeTraceExport::write(session, alignment, out, &why, found);
-        out.flush();
-        if (!buffer.close() || !ok)
+        ControlledBuffer controlled(&buffer, control, name);
+        std::ostream out(&controlled);
+        const bool ok = ChromeTraceExport::write(session, alignment, out, &why, found) && out.flush().good();
+        const bool closed = buffer.close();
+        if (controlled.stopped())
+            return cancelled();
+        if (!closed || !ok)
             return fail(why.empty() ? tr("write failed") : QString::fromStdString(why));
         return true;
     }
-    std::ofstream out(QFile::encodeName(path).constData(), std::ios::binary | std::ios::trunc);
-    if (!out)
+    std::ofstream file(QFile::encodeName(path).constData(), std::ios::binary | std::ios::trunc);
+    if (!file)
         return fail(tr("cannot open the file"));
-    const bool ok = ChromeTraceExport::write(session, alignment, out, &why, found);
-    out.close();
-    if (!ok || out.fail())
+    ControlledBuffer controlled(file.rdbuf(), control, name);
+    std::ostream out(&controlled);
+    const bool ok = ChromeTraceExport::write(session, alignment, out, &why, found) && out.flush().good();
+    file.close();
+    if (controlled.stopped())
+        return cancelled();
+    if (!ok || file.fail())
         return fail(why.empty() ? tr("write failed") : QString::fromStdString(why));
     return true;
 }

@@ -3,6 +3,7 @@
 // applied) for colleagues who live in Perfetto or chrome://tracing. ".json" is plain JSON,
 // ".json.gz" is the same gzip-compressed (Perfetto opens both); streamed, never held whole.
 
+#include "taskcontrol.h"
 #include "annotations/annotation.h"
 #include "analysisresult.h"
 #include "session.h"
@@ -26,9 +27,11 @@ public:
     /// the path ends in ".gz". False with `error` set (may be null) when the file cannot be written.
     /// The findings of `analysis`, the user's `annotations` (a finding's own annotation is its
     /// finding) and the log records go on a "RankScope" process and each rank's Log thread.
+    /// `control` (may be null) hears how much was written; when it is stopped the file is removed
+    /// and write() fails with "cancelled".
     static bool write(const QString &path, const Session &session, const AnalysisResult *analysis,
                       const std::map<RankId, TimeNs> &offsets = {}, QString *error = nullptr,
-                      const std::vector<Annotation> &annotations = {});
+                      const std::vector<Annotation> &annotations = {}, const TaskControl *control = nullptr);
 };
 
 } // namespace rs

@@ -57,6 +57,21 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
     const AnalysisResult &result = analysis ? *analysis : empty;
     const FigureExporter exporter(session, analysis);
     QStringList files;
+    // Progress by file: the figures, then the text (which hashes every input: the slow part on
+    // multi-GB traces). A stop between two files removes what was written.
+    const TaskControl &control = options.control;
+    const qint64 steps = 2 + (options.compare ? 1 : 0) + (options.findingZoom ? 1 : 0);
+    qint64 step = 0;
+    const auto stopped = [&] {
+        if (!control.stopped())
+            return false;
+        for (const QString &file : files)
+            QFile::remove(file);
+        if (error)
+            *error = tr("cancelled: %1 was not written").arg(mdPath);
+        return true;
+    };
+    const auto next = [&](const QString &what) { control.report(step++, steps, what); };
 
     // The figures of the report are fixed: the timeline and the compare figure of the same ranks
     // and window, whichever of them `figure` was made from.
@@ -88,6 +103,7 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
     }
 
     const QString timelinePath = imagePath(mdPath, QStringLiteral("timeline"));
+    next(tr("Drawing %1…").arg(QFileInfo(timelinePath).fileName()));
     if (!exporter.exportTo(timelinePath, FigureExporter::Format::Png, timelineOptions, error))
         return false;
     files << timelinePath;
@@ -96,7 +112,10 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
                                                       timeline.rangeText())
                              .toStdString()});
 
+    if (stopped())
+        return false;
     if (options.compare) {
+        next(tr("Drawing %1…").arg(QFileInfo(imagePath(mdPath, QStringLiteral("compare"))).fileName()));
         FigureOptions compareOptions = figure;
         compareOptions.view = FigureOptions::View::Compare;
         const CompareFigure compare(session, analysis, compareOptions);
@@ -114,6 +133,10 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
                                  .toStdString()});
     }
 
+    if (stopped())
+        return false;
+    if (options.findingZoom)
+        next(tr("Drawing %1…").arg(QFileInfo(imagePath(mdPath, QStringLiteral("finding"))).fileName()));
     if (options.findingZoom && !result.findings.empty()) {
         // The zoom shows the incident's cause, the event its story hangs on; without a story with a
         // timed cause, the most severe finding.
@@ -151,7 +174,12 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
         }
     }
 
+    if (stopped())
+        return false;
+    next(tr("Writing %1 (hashing the inputs)…").arg(QFileInfo(mdPath).fileName()));
     const std::string md = IncidentReport::markdown(*session, result, ro);
+    if (stopped())
+        return false;
     QFile f(mdPath);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(md.data(), static_cast<qint64>(md.size())) != static_cast<qint64>(md.size())) {
         if (error)
@@ -160,6 +188,7 @@ bool ReportWriter::write(const QString &mdPath, SessionPtr session, std::shared_
     }
     f.close();
     files.prepend(mdPath);
+    control.report(steps, steps);
     if (written)
         *written = files;
     return true;

@@ -7,6 +7,7 @@
 // FILE-finding.png zoomed on it.
 
 #include "figureoptions.h"
+#include "taskcontrol.h"
 
 #include <QCoreApplication>
 #include <QString>
@@ -26,6 +27,7 @@ public:
         QString generatedAt;   ///< shown as given; empty: the current time in UTC
         bool findingZoom = true; ///< add FILE-finding.png around the most severe timed finding
         bool compare = true;     ///< add FILE-compare.png, the compare figure of the same ranks and window
+        TaskControl control;     ///< progress per file; when stopped, nothing is left behind and write() fails
     };
 
     /// Writes `mdPath` and its images; `figure` gives the ranks, window, annotations and size of

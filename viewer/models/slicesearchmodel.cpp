@@ -15,6 +15,7 @@ SliceSearchModel::SliceSearchModel(QObject *parent)
 
 void SliceSearchModel::setSession(SessionPtr session)
 {
+    cancelSearch();
     beginResetModel();
     m_session = std::move(session);
     m_matches.clear();
@@ -31,53 +32,86 @@ void SliceSearchModel::setTimeBase(TimeNs origin, std::function<TimeNs(RankId)> 
         Q_EMIT dataChanged(index(0, StartColumn), index(rowCount() - 1, StartColumn), {Qt::DisplayRole});
 }
 
-void SliceSearchModel::search(const QString &pattern, bool regex, bool inArgs)
+SliceSearchModel::Result SliceSearchModel::find(const Session *session, const QString &pattern, bool regex, bool inArgs,
+                                                const std::atomic<bool> &stop)
 {
-    beginResetModel();
-    m_matches.clear();
-    m_truncated = false;
-    m_error.clear();
+    Result r;
     QRegularExpression re;
     if (regex) {
         re = QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption);
         if (!re.isValid())
-            m_error = tr("Invalid expression: %1").arg(re.errorString());
+            r.error = tr("Invalid expression: %1").arg(re.errorString());
     }
-    if (!m_session || pattern.isEmpty() || !m_error.isEmpty()) {
-        endResetModel();
-        return;
-    }
+    if (!session || pattern.isEmpty() || !r.error.isEmpty())
+        return r;
     auto matches = [&](const QString &text) { return regex ? re.match(text).hasMatch() : text.contains(pattern, Qt::CaseInsensitive); };
     // Each distinct name is tested once; spans then compare ids.
-    const StringPool &pool = m_session->strings();
+    const StringPool &pool = session->strings();
     std::vector<char> nameMatches(pool.size(), 0);
     for (StringId id = 0; id < pool.size(); ++id) {
         const std::string_view v = pool.view(id);
         nameMatches[id] = matches(QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()))) ? 1 : 0;
     }
-    for (TrackId t = 0; t < m_session->tracks().size() && !m_truncated; ++t) {
-        const Track &track = m_session->tracks()[t];
+    for (TrackId t = 0; t < session->tracks().size() && !r.truncated && !stop.load(std::memory_order_relaxed); ++t) {
+        const Track &track = session->tracks()[t];
         for (std::uint32_t i = 0; i < track.spans.size(); ++i) {
             const Span &s = track.spans[i];
             bool hit = s.name < nameMatches.size() && nameMatches[s.name];
             if (!hit && inArgs && s.args != kNoArgs) {
-                const std::string_view a = m_session->args(t, s.args);
+                const std::string_view a = session->args(t, s.args);
                 hit = !a.empty() && matches(QString::fromUtf8(a.data(), static_cast<qsizetype>(a.size())));
             }
             if (!hit)
                 continue;
-            if (m_matches.size() == kMaxMatches) {
-                m_truncated = true;
+            if (r.matches.size() == kMaxMatches) {
+                r.truncated = true;
                 break;
             }
-            m_matches.push_back({t, i});
+            r.matches.push_back({t, i});
         }
     }
     // Found in time order, whatever track they are on: Enter walks them as they happened.
-    std::stable_sort(m_matches.begin(), m_matches.end(), [this](const Match &a, const Match &b) {
-        return spanOf(a).start < spanOf(b).start;
-    });
+    const auto start = [session](const Match &m) { return session->tracks()[m.track].spans[m.index].start; };
+    std::stable_sort(r.matches.begin(), r.matches.end(), [&](const Match &a, const Match &b) { return start(a) < start(b); });
+    return r;
+}
+
+void SliceSearchModel::show(Result result)
+{
+    beginResetModel();
+    m_matches = std::move(result.matches);
+    m_truncated = result.truncated;
+    m_error = std::move(result.error);
     endResetModel();
+}
+
+void SliceSearchModel::search(const QString &pattern, bool regex, bool inArgs)
+{
+    cancelSearch();
+    const std::atomic<bool> never{false};
+    show(find(m_session.get(), pattern, regex, inArgs, never));
+}
+
+void SliceSearchModel::searchAsync(const QString &pattern, bool regex, bool inArgs)
+{
+    if (m_stop)
+        m_stop->store(true);
+    m_stop = std::make_shared<std::atomic<bool>>(false);
+    // The job owns what it reads: the frozen session and its stop flag.
+    m_jobs.run([session = m_session, pattern, regex, inArgs, stop = m_stop] { return find(session.get(), pattern, regex, inArgs, *stop); },
+               [this](Result result) {
+                   m_stop.reset();
+                   show(std::move(result));
+                   Q_EMIT searchFinished();
+               });
+}
+
+void SliceSearchModel::cancelSearch()
+{
+    if (m_stop)
+        m_stop->store(true);
+    m_stop.reset();
+    m_jobs.cancel();
 }
 
 EventRef SliceSearchModel::eventAt(int row) const

@@ -18,6 +18,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace rs {
 
@@ -40,6 +41,10 @@ SearchPanel::SearchPanel(ViewState *state, QWidget *parent)
     m_args->setToolTip(tr("Also match the slices' arguments (shapes, types, collective sizes); slower on large traces"));
     m_count = new QLabel;
     m_count->setStyleSheet(QStringLiteral("color: %1;").arg(Palette::screen().css(Palette::Role::Muted)));
+    m_stop = new QToolButton;
+    m_stop->setText(tr("Stop"));
+    m_stop->setToolTip(tr("Stop this search (Esc)"));
+    m_stop->setVisible(false);
     auto *prev = new QToolButton;
     prev->setArrowType(Qt::UpArrow);
     prev->setToolTip(tr("Previous match (Shift+Enter)"));
@@ -61,6 +66,7 @@ SearchPanel::SearchPanel(ViewState *state, QWidget *parent)
     top->addWidget(prev);
     top->addWidget(next);
     top->addWidget(m_count);
+    top->addWidget(m_stop);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
     layout->addLayout(top);
@@ -72,6 +78,13 @@ SearchPanel::SearchPanel(ViewState *state, QWidget *parent)
     connect(m_field, &QLineEdit::textChanged, m_typing, qOverload<>(&QTimer::start));
     connect(m_regex, &QCheckBox::toggled, this, &SearchPanel::searchNow);
     connect(m_args, &QCheckBox::toggled, this, &SearchPanel::searchNow);
+    connect(m_stop, &QToolButton::clicked, this, &SearchPanel::cancelSearch);
+    connect(m_model, &SliceSearchModel::searchFinished, this, [this] {
+        m_stop->setVisible(false);
+        updateCount();
+        if (const int pending = std::exchange(m_pendingStep, 0))
+            step(pending);
+    });
     connect(prev, &QToolButton::clicked, this, [this] { step(-1); });
     connect(next, &QToolButton::clicked, this, [this] { step(1); });
     connect(m_view->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [this](int column, Qt::SortOrder) {
@@ -95,6 +108,8 @@ void SearchPanel::setSession(SessionPtr session)
     m_model->setTimeBase(m_state->fullRange().begin, [state = m_state](RankId r) { return state->clockOffset(r); });
     m_searched.clear();
     m_current = -1;
+    m_pendingStep = 0;
+    m_stop->setVisible(false);
     if (!m_field->text().isEmpty())
         searchNow();
     updateCount();
@@ -114,14 +129,32 @@ void SearchPanel::searchNow()
     if (key == m_searched)
         return;
     m_searched = key;
-    m_model->search(m_field->text(), m_regex->isChecked(), m_args->isChecked());
     m_current = -1;
+    m_cancelled = false;
+    m_model->searchAsync(m_field->text(), m_regex->isChecked(), m_args->isChecked());
+    m_stop->setVisible(true);
+    updateCount();
+}
+
+void SearchPanel::cancelSearch()
+{
+    if (!m_model->isSearching())
+        return;
+    m_model->cancelSearch();
+    m_searched.clear(); // Enter searches again
+    m_pendingStep = 0;
+    m_cancelled = true;
+    m_stop->setVisible(false);
     updateCount();
 }
 
 void SearchPanel::step(int step)
 {
     searchNow();
+    if (m_model->isSearching()) {
+        m_pendingStep = step;
+        return;
+    }
     const int rows = m_proxy->rowCount();
     if (rows == 0)
         return;
@@ -157,7 +190,11 @@ void SearchPanel::selectRow(int proxyRow)
 void SearchPanel::updateCount()
 {
     const int rows = m_model->rowCount();
-    if (!m_model->error().isEmpty())
+    if (m_model->isSearching())
+        m_count->setText(tr("Searching…"));
+    else if (m_cancelled)
+        m_count->setText(tr("Search stopped"));
+    else if (!m_model->error().isEmpty())
         m_count->setText(m_model->error());
     else if (m_field->text().isEmpty())
         m_count->clear();
@@ -173,6 +210,10 @@ bool SearchPanel::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched == m_field && event->type() == QEvent::KeyPress) {
         const auto *key = static_cast<QKeyEvent *>(event);
+        if (key->key() == Qt::Key_Escape && m_model->isSearching()) {
+            cancelSearch();
+            return true;
+        }
         if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {
             step(key->modifiers() & Qt::ShiftModifier ? -1 : 1);
             return true;
