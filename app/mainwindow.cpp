@@ -19,6 +19,8 @@
 #include "plural.h"
 #include "rankcolors.h"
 #include "timeformat.h"
+#include "taskmonitor.h"
+#include "timeline/annotationoverlay.h"
 #include "timeline/ranksoverview.h"
 #include "timeline/timelineview.h"
 #include "viewstate.h"
@@ -85,6 +87,7 @@ QIcon colorIcon(const QColor &c)
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
     , m_state(new ViewState(this))
+    , m_tasks(new TaskMonitor(this))
 {
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
@@ -93,6 +96,13 @@ MainWindow::MainWindow(QWidget *parent)
     m_timeline = new TimelineView(m_state);
     m_details = new DetailsPanel(m_state);
     connect(m_details, &DetailsPanel::revealRequested, m_timeline, &TimelineView::ensureEventVisible);
+    // What to click next while an arrow is placed, in the status bar too (the pointer's label can be off screen).
+    connect(m_timeline->annotationOverlay(), &AnnotationOverlay::placementHintChanged, this, [this](const QString &hint) {
+        if (hint.isEmpty())
+            statusBar()->clearMessage();
+        else
+            statusBar()->showMessage(hint);
+    });
     m_importLog = new ImportLogPanel;
     m_logs = new LogPanel(m_state);
     m_search = new SearchPanel(m_state);
@@ -124,6 +134,7 @@ MainWindow::MainWindow(QWidget *parent)
     // Unsaved annotation edits mark the window modified; saving the session marks it clean.
     connect(m_annotations->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
     m_compare = new CompareView(m_state);
+    m_compare->setTaskMonitor(m_tasks);
     m_compare->setTimeline(m_timeline); // its overview rows paint from the timeline, like the dock
 
     // The views subscribe to the incident: a new session reaches them in this order, then its
@@ -363,6 +374,13 @@ void MainWindow::createMenus()
     edit->addSeparator();
     edit->addAction(tr("Add &Note at View Centre…"), m_annotationsPanel, &AnnotationsPanel::addNoteAtCenter);
     edit->addAction(tr("&Mark Range"), m_annotationsPanel, &AnnotationsPanel::markRange);
+    QAction *addArrow = edit->addAction(tr("Add &Arrow"), this, [this] {
+        if (!m_session)
+            return;
+        m_views->setCurrentWidget(m_timeline);
+        m_annotationsPanel->addArrow();
+    });
+    addArrow->setObjectName(QStringLiteral("addArrow"));
     edit->addSeparator();
     QAction *findSlices = edit->addAction(tr("Find &Slices…"), this, [this] {
         if (!m_session)
@@ -383,6 +401,11 @@ void MainWindow::createMenus()
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Timeline"), this, [this] { m_views->setCurrentWidget(m_timeline); });
     view->addAction(tr("Compare &Ranks"), this, [this] { m_views->setCurrentWidget(m_compare); });
+    QAction *analyseAgain = view->addAction(tr("&Analyse Again"), this, [this] {
+        if (m_session)
+            Q_EMIT analysisRequested();
+    });
+    analyseAgain->setObjectName(QStringLiteral("analyseAgain"));
     QAction *findTrack = view->addAction(tr("&Find Track…"), this, [this] {
         if (!m_session)
             return;
@@ -511,17 +534,49 @@ void MainWindow::createStatusBar()
 {
     m_statusText = new QLabel;
     m_statusText->setObjectName(QStringLiteral("statusText"));
+    m_taskText = new QLabel;
+    m_taskText->setObjectName(QStringLiteral("taskText"));
     m_progress = new QProgressBar;
     m_progress->setMaximumWidth(260);
     m_progress->setTextVisible(false);
     m_cancel = new QPushButton(tr("Cancel"));
-    m_cancel->setToolTip(tr("Stop the import"));
-    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelRequested);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (const auto task = m_tasks->current())
+            m_tasks->cancel(task->id);
+    });
     statusBar()->addWidget(m_statusText, 1);
+    statusBar()->addPermanentWidget(m_taskText);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
-    m_progress->hide();
-    m_cancel->hide();
+    connect(m_tasks, &TaskMonitor::changed, this, &MainWindow::showTasks);
+    connect(m_tasks, &TaskMonitor::cancelled, this, [this](TaskMonitor::Id, const QString &label) {
+        QString what = label;
+        if (what.endsWith(QStringLiteral("…")))
+            what.chop(1);
+        m_statusText->setText(tr("Cancelled: %1").arg(what));
+    });
+    showTasks();
+}
+
+void MainWindow::showTasks()
+{
+    // The newest task, and how many more run behind it; nothing when all are done.
+    const auto task = m_tasks->current();
+    m_taskText->setVisible(task.has_value());
+    m_progress->setVisible(task.has_value());
+    m_cancel->setVisible(task.has_value());
+    if (!task)
+        return;
+    const std::size_t others = m_tasks->tasks().size() - 1;
+    m_taskText->setText(others == 0 ? task->label : tr("%1 (and %2 more)").arg(task->label).arg(others));
+    if (task->total > 0) {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(static_cast<int>(std::clamp<qint64>(task->done * 1000 / task->total, 0, 1000)));
+    } else {
+        m_progress->setRange(0, 0); // busy indicator until the size is known
+    }
+    m_cancel->setEnabled(task->cancellable);
+    m_cancel->setToolTip(task->cancellable ? tr("Stop: %1").arg(task->label) : tr("This task cannot be stopped"));
 }
 
 void MainWindow::resetLayout()
@@ -588,6 +643,12 @@ bool MainWindow::openFullDetail(RankId rank)
     m_newIncident = false; // the same incident: annotations stay
     Q_EMIT openRequested(FullDetail::inputsWith(*m_session, swaps));
     return true;
+}
+
+void MainWindow::rememberRecent(const QStringList &paths)
+{
+    if (!paths.isEmpty())
+        m_welcome->addRecent(paths);
 }
 
 void MainWindow::openPaths(const QStringList &paths)
@@ -850,30 +911,27 @@ void MainWindow::setImportProgress(qint64 done, qint64 total, const QString &cur
 {
     if (!m_importing)
         importStarted();
-    if (total > 0) {
-        m_progress->setRange(0, 1000);
-        m_progress->setValue(static_cast<int>(std::clamp<qint64>(done * 1000 / total, 0, 1000)));
-    } else {
-        m_progress->setRange(0, 0); // busy indicator until the size is known
-    }
+    m_tasks->setProgress(m_importTask, done, total, tr("Reading %1…").arg(currentFile));
     m_statusText->setText(tr("Reading %1…").arg(currentFile));
+}
+
+void MainWindow::analysisCancelled()
+{
+    m_statusText->setText(tr("Analysis cancelled: no findings are shown. View ▸ Analyse Again runs it."));
 }
 
 void MainWindow::importStarted()
 {
     m_importing = true;
-    m_progress->setRange(0, 0);
-    m_progress->show();
-    m_cancel->show();
-    m_cancel->setEnabled(true);
+    m_tasks->end(m_importTask);
+    m_importTask = m_tasks->begin(tr("Reading…"), [this] { Q_EMIT cancelRequested(); });
     m_statusText->setText(tr("Reading…"));
 }
 
 void MainWindow::importFinished()
 {
     m_importing = false;
-    m_progress->hide();
-    m_cancel->hide();
+    m_tasks->end(std::exchange(m_importTask, 0));
     // setSession() (which usually follows) writes the session summary; until then say what happened.
     if (!m_session)
         m_statusText->setText(tr("Import ended."));

@@ -42,6 +42,7 @@ class CompareView;
 class ExportActions;
 class SessionFileActions;
 class SessionContext;
+class TaskMonitor;
 class TimelineView;
 class RanksOverview;
 class WelcomePage;
@@ -68,6 +69,11 @@ public:
     AnnotationStore *annotationStore() const { return m_annotations; }
     AnnotationsPanel *annotationsPanel() const { return m_annotationsPanel; }
     CompareView *compareView() const { return m_compare; }
+    /// The long tasks under way (import, analysis, compare totals, exports): the status bar shows
+    /// the newest with its progress and Cancel.
+    TaskMonitor *tasks() const { return m_tasks; }
+    /// The status bar's Cancel button (it cancels TaskMonitor::current()).
+    QPushButton *cancelButton() const { return m_cancel; }
     /// True while the Compare Ranks tab is the one shown (File ▸ Export then exports its figure).
     bool compareShown() const;
     /// The `.rankscope` file the session was opened from or last saved to ("" when none).
@@ -106,6 +112,8 @@ public Q_SLOTS:
     void importFinished();
     /// View ▸ Reset Layout: the docks as first arranged, every rank shown and expanded, full lanes.
     void resetLayout();
+    /// The running analysis was cancelled: says that no findings are shown and how to get them.
+    void analysisCancelled();
     /// The next session comes from other inputs (opened by the owner, not through openPaths):
     /// annotations start empty and the docks are arranged for it.
     void beginNewIncident();
@@ -115,6 +123,11 @@ public Q_SLOTS:
     bool openFullDetail(rs::RankId rank);
     /// Records `paths` as a recent entry and emits openRequested(paths).
     void openPaths(const QStringList &paths);
+    /// Adds `paths` (files, folders or a session file opened together) to File ▸ Open Recent and
+    /// the welcome page, for inputs the owner opens itself (the command line).
+    void rememberRecent(const QStringList &paths);
+    /// File ▸ Open Recent.
+    QMenu *recentMenu() const { return m_recentMenu; }
     /// The options the loader uses now (rank overrides, rank maps, time zone); pre-fills the
     /// Source Settings dialog. Call it whenever the owner changes them.
     void setLoaderOptions(const rs::SessionLoader::Options &options);
@@ -156,6 +169,8 @@ Q_SIGNALS:
     void openSessionFileRequested(const QString &path);
     /// The user saves the session to `path`; `state` is documentState() (the owner adds the sources).
     void saveSessionRequested(const QString &path, const rs::SessionDocument &state);
+    /// View ▸ Analyse Again: the owner should analyse the session once more (after a cancel).
+    void analysisRequested();
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -167,6 +182,7 @@ private:
     void createMenus();
     void createDocks();
     void createStatusBar();
+    void showTasks();
     /// A new incident's evidence docks: shown when the session has what they list, else hidden.
     void arrangeEvidenceDocks();
     void rebuildRanksMenu();
@@ -237,9 +253,12 @@ private:
     QAction *m_about = nullptr;
 
     QLabel *m_statusText = nullptr;
+    TaskMonitor *m_tasks = nullptr;
+    QLabel *m_taskText = nullptr;
     QProgressBar *m_progress = nullptr;
     QPushButton *m_cancel = nullptr;
     bool m_importing = false;
+    quint64 m_importTask = 0;
 };
 
 } // namespace rs

@@ -3,6 +3,7 @@
 #include "palette.h"
 
 #include <QEvent>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -95,7 +96,9 @@ QString WelcomePage::entryLabel(const QStringList &paths)
 {
     if (paths.isEmpty())
         return {};
-    const QString first = QFileInfo(paths.front()).fileName();
+    // A folder shows as "name/": "incident/" and "incident.rankscope" are different things to open.
+    const QFileInfo info(QDir::cleanPath(paths.front()));
+    const QString first = info.isDir() ? info.fileName() + QLatin1Char('/') : info.fileName();
     return paths.size() == 1 ? first : tr("%1 + %2 more").arg(first).arg(paths.size() - 1);
 }
 
@@ -119,7 +122,7 @@ void WelcomePage::addRecent(const QStringList &paths)
 {
     QStringList absolute;
     for (const QString &p : paths)
-        absolute << QFileInfo(p).absoluteFilePath();
+        absolute << QDir::cleanPath(QFileInfo(p).absoluteFilePath()); // "demo/" and "demo" are one entry
     QList<QStringList> entries = recentEntries();
     entries.removeAll(absolute);
     entries.prepend(absolute);

@@ -21,6 +21,7 @@
 #include "panels/searchpanel.h"
 #include "models/slicesearchmodel.h"
 #include "palette.h"
+#include "taskmonitor.h"
 #include "timeline/flowarrows.h"
 #include "timeline/lanekind.h"
 #include "timeline/rankgroupwidget.h"
@@ -36,6 +37,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
@@ -46,6 +48,8 @@
 #include <QTableView>
 #include <QLineEdit>
 #include <QTimer>
+#include <QPushButton>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QUndoStack>
 #include <QLabel>
@@ -53,6 +57,7 @@
 
 #include <QAction>
 
+#include <functional>
 #include <set>
 
 using rs::Annotation;
@@ -272,7 +277,13 @@ private Q_SLOTS:
                 }
         QVERIFY(expected > 4 && ranks.size() == 4);
         QTest::keyClicks(panel->field(), QStringLiteral("AllReduce"));
-        panel->searchNow();
+        QSignalSpy found(panel->model(), &rs::SliceSearchModel::searchFinished);
+        panel->searchNow(); // on the pool: the window keeps answering meanwhile
+        QVERIFY(panel->model()->isSearching());
+        QCOMPARE(panel->countLabel()->text(), QStringLiteral("Searching…"));
+        QVERIFY(panel->stopButton()->isVisible());
+        QVERIFY(found.wait(30000));
+        QVERIFY(!panel->stopButton()->isVisible());
         QCOMPARE(panel->model()->rowCount(), expected);
         QCOMPARE(panel->countLabel()->text(), QStringLiteral("%1 matches").arg(expected));
 
@@ -312,6 +323,24 @@ private Q_SLOTS:
             w.grab().save(QDir(keep).filePath(QStringLiteral("app-find-slices.png")));
         }
 
+        // Enter right after typing (before the pause that starts a search) selects the first match
+        // once the search it starts is done; Esc stops a running search.
+        panel->results()->sortByColumn(rs::SliceSearchModel::StartColumn, Qt::AscendingOrder);
+        panel->field()->clear();
+        QTest::keyClicks(panel->field(), QStringLiteral("ProfilerStep#413"));
+        QTest::keyClick(panel->field(), Qt::Key_Return);
+        QVERIFY(panel->model()->isSearching());
+        QVERIFY(found.wait(30000));
+        QVERIFY(panel->model()->rowCount() >= 4);
+        QCOMPARE(w.viewState()->selection(), panel->results()->model()->index(0, 0).data(rs::SliceSearchModel::EventRole).value<rs::EventRef>());
+        QCOMPARE(panel->countLabel()->text(), QStringLiteral("1 of %1").arg(panel->model()->rowCount()));
+        QTest::keyClicks(panel->field(), QStringLiteral("4"));
+        panel->searchNow();
+        QTest::keyClick(panel->field(), Qt::Key_Escape);
+        QVERIFY(!panel->model()->isSearching());
+        QCOMPARE(panel->countLabel()->text(), QStringLiteral("Search stopped"));
+        QVERIFY(!found.wait(300)); // the stopped search's result never lands
+
         // A regular expression, and a broken one.
         int steps = 0;
         for (const rs::Track &t : session->tracks())
@@ -327,6 +356,135 @@ private Q_SLOTS:
 
     // A CPU launch links to the kernel it queued and back (Details rows), following a link selects
     // the other end and shows both, and an arrow joins them on the timeline.
+    // File ▸ Open Recent lists what was opened, from the command line too: a folder (shown as
+    // "name/", with or without its trailing slash) and a saved session; each entry reopens it, and
+    // the list outlives the window.
+    void openRecentSessionsAndFolders()
+    {
+        QSettings().remove(QStringLiteral("recent"));
+        QTemporaryDir dir;
+        const QString incident = dir.filePath(QStringLiteral("incident"));
+        const QString docPath = dir.filePath(QStringLiteral("incident.rankscope"));
+        QVERIFY(copyTree(kDemo, incident));
+        const auto labels = [](const QMenu *menu) {
+            QStringList out;
+            for (const QAction *a : menu->actions())
+                if (!a->isSeparator() && a->text() != QStringLiteral("Clear Menu"))
+                    out << a->text();
+            return out;
+        };
+        const auto entry = [](const QMenu *menu, const QString &label) -> QAction * {
+            for (QAction *a : menu->actions())
+                if (a->text().endsWith(QStringLiteral("  ") + label))
+                    return a;
+            return nullptr;
+        };
+        {
+            Application app(utc());
+            QVERIFY(openAndWait(app, {incident + QLatin1Char('/')})); // as a shell completes it
+            QMenu *recent = app.window().recentMenu();
+            QVERIFY(recent->isEnabled());
+            QCOMPARE(labels(recent), QStringList{QStringLiteral("&1  incident/")});
+            QSignalSpy saved(&app.sessionFiles(), &rs::SessionFileController::saved);
+            app.window().saveSessionTo(docPath);
+            QVERIFY(saved.wait(60000));
+            QCOMPARE(labels(recent), (QStringList{QStringLiteral("&1  incident.rankscope"), QStringLiteral("&2  incident/")}));
+            QVERIFY(openAndWait(app, {incident})); // the same folder again: one entry, moved to the top
+            QCOMPARE(labels(recent), (QStringList{QStringLiteral("&1  incident/"), QStringLiteral("&2  incident.rankscope")}));
+        }
+        Application app(utc());
+        rs::MainWindow &w = app.window();
+        QMenu *recent = w.recentMenu();
+        QCOMPARE(labels(recent), (QStringList{QStringLiteral("&1  incident/"), QStringLiteral("&2  incident.rankscope")}));
+        QSignalSpy ready(&app, &Application::ready);
+        QAction *session = entry(recent, QStringLiteral("incident.rankscope"));
+        QVERIFY(session);
+        session->trigger();
+        QVERIFY(ready.wait(120000));
+        QCOMPARE(w.documentPath(), docPath);
+        QVERIFY(w.session() && !w.session()->sources().empty());
+        QAction *folder = entry(recent, QStringLiteral("incident/"));
+        QVERIFY(folder);
+        folder->trigger();
+        QVERIFY(ready.wait(120000));
+        QVERIFY(w.documentPath().isEmpty()); // the folder, not the session
+        for (const rs::Source &s : w.session()->sources())
+            QVERIFY2(QString::fromStdString(s.path).startsWith(incident), s.path.c_str());
+    }
+
+    // Every long task shows in the status bar with Cancel: the analysis, the compare view's op
+    // totals and each writer (figure, report, merged trace). Cancel stops it, says so and leaves no
+    // file; View ▸ Analyse Again brings a cancelled analysis back.
+    void longTasksShowProgressWithCancel()
+    {
+        QTemporaryDir dir;
+        Application app(utc());
+        QVERIFY(openAndWait(app, {kDemo}));
+        rs::MainWindow &w = app.window();
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        rs::TaskMonitor *tasks = w.tasks();
+        QVERIFY(!tasks->current());
+        QVERIFY(!w.cancelButton()->isVisible());
+        auto *status = w.findChild<QLabel *>(QStringLiteral("statusText"));
+        auto *taskText = w.findChild<QLabel *>(QStringLiteral("taskText"));
+
+        // The analysis.
+        QSignalSpy ready(&app, &Application::ready);
+        auto *again = w.findChild<QAction *>(QStringLiteral("analyseAgain"));
+        QVERIFY(again);
+        again->trigger();
+        QVERIFY(tasks->current() && tasks->current()->label.startsWith(QStringLiteral("Analysing 4 ranks")));
+        QVERIFY(w.cancelButton()->isVisible() && w.cancelButton()->isEnabled());
+        QCOMPARE(taskText->text(), tasks->current()->label);
+        QTest::mouseClick(w.cancelButton(), Qt::LeftButton);
+        QVERIFY(!tasks->current());
+        QVERIFY2(status->text().startsWith(QStringLiteral("Analysis cancelled")), qPrintable(status->text()));
+        QVERIFY(!ready.wait(1500)); // its result is dropped
+        again->trigger();
+        QVERIFY(ready.wait(60000));
+        QVERIFY(!tasks->current());
+
+        // The compare view's op totals.
+        rs::CompareView *compare = w.compareView();
+        const rs::RankId a = compare->diffRankA() == 0 && compare->diffRankB() == 3 ? 1 : 0;
+        compare->setDiffRanks(a, 3);
+        QVERIFY(tasks->current() && tasks->current()->label.contains(QStringLiteral("op totals")));
+        QTest::mouseClick(w.cancelButton(), Qt::LeftButton);
+        QVERIFY(!compare->diffPending());
+        QVERIFY2(compare->diffStatusLabel()->text().contains(QStringLiteral("stopped")), qPrintable(compare->diffStatusLabel()->text()));
+        QVERIFY2(status->text().startsWith(QStringLiteral("Cancelled: Comparing rank %1 with rank 3").arg(a)), qPrintable(status->text()));
+
+        // The writers: each cancelled right after it starts leaves nothing behind; one left alone writes.
+        auto *exporter = w.findChild<rs::ExportActions *>();
+        QVERIFY(exporter);
+        QSignalSpy written(exporter, &rs::ExportActions::written);
+        const auto cancelNow = [&](const QString &file, const std::function<void(const QString &)> &start) {
+            const QString path = dir.filePath(file);
+            start(path);
+            QVERIFY(tasks->current()
+                    && (tasks->current()->label == QStringLiteral("Writing %1…").arg(file)
+                        || tasks->current()->label == QStringLiteral("Exporting %1…").arg(file)));
+            QTest::mouseClick(w.cancelButton(), Qt::LeftButton);
+            QVERIFY(written.wait(60000));
+            QCOMPARE(written.back().at(0).toString(), path);
+            QCOMPARE(written.back().at(1).toBool(), false);
+            QVERIFY2(written.back().at(2).toString().startsWith(QStringLiteral("cancelled")), qPrintable(written.back().at(2).toString()));
+            QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());
+        };
+        cancelNow(QStringLiteral("merged.json.gz"), [&](const QString &p) { exporter->writeTrace(p); });
+        cancelNow(QStringLiteral("incident.md"), [&](const QString &p) { exporter->writeReport(p); });
+        cancelNow(QStringLiteral("view.png"), [&](const QString &p) {
+            exporter->writeFigure(p, static_cast<int>(rs::FigureExporter::Format::Png), exporter->currentView());
+        });
+        exporter->writeTrace(dir.filePath(QStringLiteral("merged.json")));
+        QVERIFY(written.wait(60000));
+        QVERIFY2(written.back().at(1).toBool(), qPrintable(written.back().at(2).toString()));
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("merged.json"))).size() > 1000);
+        QVERIFY(!tasks->current());
+        QVERIFY(!w.cancelButton()->isVisible());
+    }
+
     void flowsLinkLaunchAndKernel()
     {
         Application app(utc());

@@ -15,6 +15,8 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QStyleOptionComboBox>
+#include <QApplication>
 #include <QTest>
 
 using namespace rs;
@@ -196,6 +198,23 @@ void TestLogModel::panelFollowsSelectedRankAndSelection()
     // Entries: all, the job, every rank of the session or the log.
     QCOMPARE(panel.rankCombo()->count(), 5);
     QCOMPARE(panel.rankCombo()->itemData(1).toInt(), int(kJobLevel));
+    // Wide enough for its longest entry, even when the dock is narrow: no "Job (torc…".
+    for (const int width : {900, 320}) {
+        panel.resize(width, 300);
+        QApplication::processEvents();
+        QComboBox *combo = panel.rankCombo();
+        QStyleOptionComboBox opt;
+        opt.initFrom(combo);
+        for (int i = 0; i < combo->count(); ++i) {
+            const int text = combo->fontMetrics().horizontalAdvance(combo->itemText(i));
+            const int icon = combo->itemIcon(i).isNull() ? 0 : combo->iconSize().width() + 4;
+            const QRect field = combo->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, combo);
+            QVERIFY2(field.width() >= text + icon,
+                     qPrintable(QStringLiteral("%1 px wide panel: \"%2\" needs %3 px, the field has %4")
+                                    .arg(width).arg(combo->itemText(i)).arg(text + icon).arg(field.width())));
+        }
+    }
+    panel.resize(900, 300);
 
     m_state->setSelectedRank(1);
     QCOMPARE(panel.rankCombo()->currentData().toInt(), 1);

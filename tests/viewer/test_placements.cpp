@@ -7,6 +7,7 @@
 #include "models/memorysummarymodel.h"
 #include "panels/detailspanel.h"
 #include "placements.h"
+#include "timeformat.h"
 #include "viewstate.h"
 
 #include <QTest>
@@ -66,6 +67,51 @@ private Q_SLOTS:
         const QString time = panel.fieldValue(QStringLiteral("Time"));
         QVERIFY2(time.startsWith(QStringLiteral("≈ ")), qPrintable(time));
         QVERIFY2(time.contains(QStringLiteral("placed by anchor: the profiler's [OutOfMemory] instant")), qPrintable(time));
+        // On the wall clock too, as spans are: the rank's own clock (its 500 ns offset taken off).
+        QCOMPARE(panel.fieldValue(QStringLiteral("Time (wall clock)")), QStringLiteral("≈ ") + TimeFormat::wallClock(kEvBase + 7500));
+        // A stamped log line shows its own wall clock, not an estimate.
+        panel.showSelection(EventRef::logRecord(RecR1Oom));
+        QCOMPARE(panel.fieldValue(QStringLiteral("Time (wall clock)")), TimeFormat::wallClock(kEvBase + 7000));
+    }
+
+    void placedOomLogLineShowsWallClock()
+    {
+        // A job log whose OOM traceback has no time stamp: the line is placed with its OOM.
+        SessionBuilder sb;
+        SourceBuilder b("/incident/train.log");
+        b.source().format = "job-log";
+        b.source().ranks = {0};
+        b.source().hasClock = true;
+        LogRecord r;
+        r.rank = 0;
+        r.line = 5;
+        r.level = LogLevel::Error;
+        r.kind = LogKind::Python;
+        r.flags = LogFlagOom;
+        r.text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.";
+        b.logs().records.push_back(r);
+        OomEvent oom;
+        oom.rank = 0;
+        oom.line = 5;
+        oom.requested = kGiB;
+        b.addOom(oom);
+        b.finish();
+        sb.addSource(std::move(b));
+        const SessionPtr session = sb.freeze();
+        auto analysis = std::make_shared<AnalysisResult>();
+        analysis->placements.push_back({Placement::Kind::Oom, 0, 0, kEvBase + 4000, "the profiler's [OutOfMemory] instant"});
+        ViewState state;
+        state.setFullRange({kEvBase, kEvBase + 10000});
+        DetailsPanel panel(&state);
+        panel.setSession(session);
+        panel.setAnalysis(analysis);
+        panel.showSelection(EventRef::logRecord(0));
+        QVERIFY2(panel.fieldValue(QStringLiteral("Time")).startsWith(QStringLiteral("≈ ")), qPrintable(panel.fieldValue(QStringLiteral("Time"))));
+        QCOMPARE(panel.fieldValue(QStringLiteral("Time (wall clock)")), QStringLiteral("≈ ") + TimeFormat::wallClock(kEvBase + 4000));
+        // Without a placement it has no time at all, and claims none.
+        panel.setAnalysis(nullptr);
+        panel.showSelection(EventRef::logRecord(0));
+        QCOMPARE(panel.fieldValue(QStringLiteral("Time (wall clock)")), QString());
     }
 
     void summaryHeaderNamesTimeAndAnchor()

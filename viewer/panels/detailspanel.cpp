@@ -247,8 +247,10 @@ void DetailsPanel::showLogRecord(std::uint32_t index)
     addField(tr("Rank"), r.rank >= 0 ? QString::number(r.rank) : LogStyle::rankName(r.rank));
     const Placement *placed = r.time == kNoTime && m_session ? findLogPlacement(s, m_analysis.get(), index) : nullptr;
     if (placed) {
-        const TimeNs t = placedDataTime(*m_analysis, *placed) + (r.rank >= 0 ? m_state->clockOffset(r.rank) : 0);
+        const TimeNs placedAt = placedDataTime(*m_analysis, *placed);
+        const TimeNs t = placedAt + (r.rank >= 0 ? m_state->clockOffset(r.rank) : 0);
         addField(tr("Time"), QStringLiteral("≈ %1 (%2)").arg(TimeFormat::precise(t - m_state->fullRange().begin), placedByText(*placed)));
+        addWallClockField(placedAt, true);
     } else if (r.time == kNoTime) {
         addField(tr("Time"), tr("— (the line has no usable time stamp)"));
         // Where the file puts it, said as such: the nearest stamped lines before and after it.
@@ -276,11 +278,21 @@ void DetailsPanel::showLogRecord(std::uint32_t index)
     } else {
         const TimeNs t = r.time + (r.rank >= 0 ? m_state->clockOffset(r.rank) : 0);
         addField(tr("Time"), TimeFormat::precise(t - m_state->fullRange().begin));
-        addField(tr("Time (wall clock)"), TimeFormat::wallClock(r.time));
+        addWallClockField(r.time, false);
     }
     addSourceField(r.source, r.line);
     if (r.flags)
         addField(tr("Flags"), LogStyle::flagNames(r.flags));
+}
+
+void DetailsPanel::addWallClockField(TimeNs dataTime, bool estimated)
+{
+    // As spans show it: the rank's own clock, in the session's time zone; a trace without a wall
+    // clock (times from 0) has none to show.
+    if (!TimeFormat::isWallClock(dataTime))
+        return;
+    const QString text = TimeFormat::wallClock(dataTime);
+    addField(tr("Time (wall clock)"), estimated ? QStringLiteral("≈ ") + text : text);
 }
 
 void DetailsPanel::addSourceField(SourceId source, std::int64_t line)
@@ -315,10 +327,12 @@ void DetailsPanel::showOom(std::uint32_t index)
         addField(tr("GPU"), QString::number(o.device));
     if (o.time != kNoTime) {
         addField(tr("Time"), TimeFormat::precise(o.time + m_state->clockOffset(o.rank) - m_state->fullRange().begin));
-        addField(tr("Time (wall clock)"), TimeFormat::wallClock(o.time));
+        addWallClockField(o.time, false);
     } else if (const Placement *p = findPlacement(m_analysis.get(), Placement::Kind::Oom, index)) {
-        const TimeNs t = placedDataTime(*m_analysis, *p) + m_state->clockOffset(o.rank);
+        const TimeNs placedAt = placedDataTime(*m_analysis, *p);
+        const TimeNs t = placedAt + m_state->clockOffset(o.rank);
         addField(tr("Time"), QStringLiteral("≈ %1 (%2)").arg(TimeFormat::precise(t - m_state->fullRange().begin), placedByText(*p)));
+        addWallClockField(placedAt, true);
     } else {
         addField(tr("Time"), tr("— (the message has no time stamp)"));
     }

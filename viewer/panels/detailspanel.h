@@ -65,6 +65,9 @@ private:
     void setVisibleContent(bool valid);
     void showLogRecord(std::uint32_t index);
     void showOom(std::uint32_t index);
+    /// "Time (wall clock)" of `dataTime` (the rank's clock), "≈ " when `estimated`; nothing when
+    /// the source has no wall clock.
+    void addWallClockField(TimeNs dataTime, bool estimated);
     void addSourceField(SourceId source, std::int64_t line);
     void addFlows(TrackId track, std::uint32_t span);
     void followFlowTo(TrackId track, std::uint32_t span);
