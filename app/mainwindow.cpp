@@ -49,6 +49,8 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -191,8 +193,13 @@ MainWindow::MainWindow(QWidget *parent)
 
     m_defaultDockState = saveState();
     QSettings settings;
-    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray()))
-        resize(1600, 1000);
+    if (!restoreGeometry(settings.value(kGeometryKey).toByteArray())) {
+        // 1600 × 1000 where it fits, else most of the screen: a laptop's 1366 × 768 included.
+        QSize size(1600, 1000);
+        if (const QScreen *screen = QGuiApplication::primaryScreen())
+            size = size.boundedTo(screen->availableGeometry().size() * 0.92);
+        resize(size);
+    }
     restoreState(settings.value(kStateKey).toByteArray());
     m_welcome->attachMenu(m_recentMenu);
     setSession(nullptr);

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <QComboBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -287,6 +288,23 @@ void TestAllocatorPanel::realSnapshotWithoutHistory()
     QVERIFY(panel.activeMemory()->noteLabel()->text().contains(QStringLiteral("no allocation history")));
     QCOMPARE(panel.tabs()->currentWidget()->findChild<SegmentMapView *>(), panel.segmentMap());
     QCOMPARE(panel.segmentMap()->order().size(), std::size_t(40));
+
+    // The Allocations list shows its columns whole: each as wide as its widest cell and its title
+    // (the frame column takes the rest).
+    panel.resize(1000, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.tabs()->setCurrentWidget(panel.allocationView()->parentWidget());
+    QCoreApplication::processEvents();
+    QTableView *list = panel.allocationView();
+    for (int c = 0; c < list->model()->columnCount(); ++c) {
+        if (c == AllocationModel::FrameColumn)
+            continue;
+        const int needed = std::max(static_cast<QAbstractItemView *>(list)->sizeHintForColumn(c), list->horizontalHeader()->sectionSizeHint(c));
+        QVERIFY2(list->columnWidth(c) >= needed,
+                 qPrintable(QStringLiteral("column %1 (%2) is %3 px, its content needs %4")
+                                .arg(c).arg(list->model()->headerData(c, Qt::Horizontal).toString()).arg(list->columnWidth(c)).arg(needed)));
+    }
 }
 
 namespace {
