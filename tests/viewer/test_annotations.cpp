@@ -32,6 +32,31 @@ Annotation note(RankId rank, TimeNs t, const QString &text)
     return a;
 }
 
+Annotation rangeOf(std::uint64_t id, RankId rank, TimeNs from, TimeNs to, const QString &text = {})
+{
+    Annotation a;
+    a.id = id;
+    a.kind = Annotation::Kind::Range;
+    a.rank = rank;
+    a.time = from;
+    a.endTime = to;
+    a.text = text;
+    return a;
+}
+
+Annotation arrowOf(std::uint64_t id, RankId from, TimeNs at, RankId to, TimeNs endAt, const QString &text = {})
+{
+    Annotation a;
+    a.id = id;
+    a.kind = Annotation::Kind::Arrow;
+    a.rank = from;
+    a.time = at;
+    a.endRank = to;
+    a.endTime = endAt;
+    a.text = text;
+    return a;
+}
+
 Annotation findingNote(const std::string &key, TimeNs t, const QString &title)
 {
     Annotation a = note(kNoRank, t, title);
@@ -63,22 +88,8 @@ std::vector<Annotation> knownAnnotations()
     Annotation n = note(0, 200000, QStringLiteral("rank 0 stalls"));
     n.id = 1;
     v.push_back(n);
-    Annotation arrow;
-    arrow.id = 2;
-    arrow.kind = Annotation::Kind::Arrow;
-    arrow.rank = 0;
-    arrow.time = 400000;
-    arrow.endRank = 1;
-    arrow.endTime = 600000;
-    v.push_back(arrow);
-    Annotation range;
-    range.id = 3;
-    range.kind = Annotation::Kind::Range;
-    range.rank = 1;
-    range.time = 700000;
-    range.endTime = 900000;
-    range.text = QStringLiteral("slow");
-    v.push_back(range);
+    v.push_back(arrowOf(2, 0, 400000, 1, 600000));
+    v.push_back(rangeOf(3, 1, 700000, 900000, QStringLiteral("slow")));
     Annotation hidden = note(2, 500000, QStringLiteral("on a hidden rank"));
     hidden.id = 4;
     v.push_back(hidden);
@@ -517,23 +528,8 @@ void TestAnnotations::textIsWholeAndClearOfChartLabels()
     Annotation n = note(0, 200000, longNote);
     n.id = 1;
     v.push_back(n);
-    Annotation range;
-    range.id = 2;
-    range.kind = Annotation::Kind::Range;
-    range.rank = 1;
-    range.time = 300000;
-    range.endTime = 350000;
-    range.text = longRange;
-    v.push_back(range);
-    Annotation arrow;
-    arrow.id = 3;
-    arrow.kind = Annotation::Kind::Arrow;
-    arrow.rank = 1;
-    arrow.time = 800000;
-    arrow.endRank = 0;
-    arrow.endTime = 600000;
-    arrow.text = longArrow;
-    v.push_back(arrow);
+    v.push_back(rangeOf(2, 1, 300000, 350000, longRange));
+    v.push_back(arrowOf(3, 1, 800000, 0, 600000, longArrow));
     AnnotationGeometry g = knownGeometry();
     g.keepClear = {QRectF(305, 0, 90, 14), QRectF(395, 200, 70, 14)}; // where the note and range label would go
     const auto boxes = AnnotationPainter::textBoxes(v, g);
