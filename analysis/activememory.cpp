@@ -71,10 +71,19 @@ ActiveMemory ActiveMemory::build(const Session &session, RankId rank, std::int32
     m.range = {first, last + 1};
     // The snapshot's own memory track says whether its times are a clock (a trace without time_us
     // is placed by entry order).
-    for (const Track &t : session.tracks())
-        if (t.kind == TrackKind::MemoryAllocated && t.rank == rank && t.device == device && t.source < session.sources().size()
-            && session.sources()[t.source].format == "memory-snapshot")
+    for (const Track &t : session.tracks()) {
+        if (t.rank != rank || t.device != device || t.source >= session.sources().size()
+            || session.sources()[t.source].format != "memory-snapshot")
+            continue;
+        if (t.kind == TrackKind::MemoryAllocated)
             m.clocked = session.sources()[t.source].hasClock;
+        // The reserved curve runs from the segment events; with none it never moves.
+        if (t.kind == TrackKind::MemoryReserved && !t.counter.empty()) {
+            const auto &v = t.counter.values;
+            m.reservedSteady = std::all_of(v.begin(), v.end(), [&v](double x) { return x == v.front(); });
+            m.reservedBytes = static_cast<std::int64_t>(v.back());
+        }
+    }
 
     // The largest get bands; ties go to the earlier item, so the choice is stable.
     std::vector<std::uint32_t> bySize(items.size());

@@ -68,6 +68,11 @@ public:
     std::int64_t beforeTraceBytes = 0;///< their bytes
     std::size_t withoutStack = 0;     ///< of them, recorded without a Python stack
     std::int64_t threshold = 0;       ///< an allocation of at least this many bytes has a band
+    /// The trace records no segment allocated or freed (no segment_alloc/free/map/unmap): the
+    /// allocator reserved nothing new while it recorded, so reserved memory stayed at
+    /// `reservedBytes` throughout (the snapshot's flat reserved curve is exact, not assumed).
+    bool reservedSteady = false;
+    std::int64_t reservedBytes = 0;
 
     /// The (rank, device) pairs whose snapshot trace holds allocations, in order.
     static std::vector<std::pair<RankId, std::int32_t>> devices(const Session &session);

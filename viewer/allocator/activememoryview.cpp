@@ -150,6 +150,9 @@ void ActiveMemoryView::updateNote()
                       ? tr("No allocation has a stack: history was recorded without stacks (stacks=\"python\" records them).")
                       : tr("%L1 of %L2 allocations were recorded without a stack (grey).").arg(static_cast<qulonglong>(m.withoutStack))
                             .arg(static_cast<qulonglong>(traced)));
+    if (m.reservedSteady)
+        notes << tr("No segment was allocated or freed while the trace recorded: reserved memory stayed at %1 throughout.")
+                     .arg(TimeFormat::bytes(static_cast<double>(m.reservedBytes)));
     if (!m.clocked)
         notes << tr("The trace has no time stamps: allocations are placed in trace order, not on the timeline's clock.");
     m_note->setText(notes.join(QLatin1Char(' ')));
