@@ -44,6 +44,11 @@ const Palette &Palette::paper()
                                       QColor(0x9a, 0xa0, 0xa6),     // AxisLine
                                       QColor(0x4b, 0x55, 0x63),     // AxisText
                                       QColor(0, 0, 0, 18),          // AxisGrid
+                                      QColor(0x8a, 0x93, 0x9e),     // NoStack
+                                      QColor(0xb8, 0xbe, 0xc6),     // SummedBand
+                                      QColor(0x3b, 0x7d, 0xd8),     // BlockAllocated
+                                      QColor(0xe0, 0xa1, 0x2b),     // BlockPending
+                                      QColor(0xe4, 0xe7, 0xeb),     // BlockFree
                                   });
     return p;
 }
@@ -86,6 +91,11 @@ const Palette &Palette::dark()
                                      QColor(0x6b, 0x72, 0x80),    // AxisLine
                                      QColor(0xb8, 0xbf, 0xca),    // AxisText
                                      QColor(255, 255, 255, 20),   // AxisGrid
+                                     QColor(0x6b, 0x72, 0x80),    // NoStack
+                                     QColor(0x55, 0x5b, 0x66),    // SummedBand
+                                     QColor(0x4f, 0x8f, 0xe8),    // BlockAllocated
+                                     QColor(0xe0, 0xa1, 0x2b),    // BlockPending
+                                     QColor(0x34, 0x39, 0x42),    // BlockFree
                                  });
     return p;
 }

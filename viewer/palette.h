@@ -54,6 +54,11 @@ public:
         AxisLine,        ///< a time axis' line and ticks; "no data" notes on a plot
         AxisText,        ///< a time axis' labels
         AxisGrid,        ///< the faint vertical lines of a time axis across small plots (alpha)
+        NoStack,         ///< an allocation recorded without a stack (Active memory)
+        SummedBand,      ///< the smaller allocations summed in one band (Active memory)
+        BlockAllocated,  ///< a segment's allocated block (Segment map)
+        BlockPending,    ///< a block freed by the program, awaiting its stream
+        BlockFree,       ///< a free (inactive) block
         Count_
     };
 

@@ -482,11 +482,12 @@ void TestAllocatorPanel::segmentMapBlocks()
     ViewState state;
     AllocatorPanel panel(&state);
     panel.resize(800, 500);
-    panel.setSession(makeSession());
+    const SessionPtr session = makeSession();
+    panel.setSession(session);
     SegmentMapView *map = panel.segmentMap();
     map->resize(700, map->heightForWidth(700));
     // Largest first; a bar's length is its share of the largest segment.
-    const auto &segs = makeSession()->allocator().segments;
+    const auto &segs = session->allocator().segments;
     QCOMPARE(map->order().size(), std::size_t(2));
     QCOMPARE(segs[map->order()[0]].totalSize, 20 * MiB);
     const QRectF whole0 = map->blockRect(int(map->order()[0]), 0).united(map->blockRect(int(map->order()[0]), 2));

@@ -74,7 +74,7 @@ protected:
             }
         }
         // The summed smaller allocations on top, in one quiet colour.
-        const QColor rest(0xb8, 0xbe, 0xc6);
+        const QColor rest = Palette::screen().color(Palette::Role::SummedBand);
         const ActiveMemory::Rest &r = m->rest;
         for (std::size_t k = 0; k < r.times.size(); ++k) {
             const TimeNs t0 = r.times[k];
@@ -85,7 +85,7 @@ protected:
         }
         if (m_plot->m_selected >= 0 && static_cast<std::size_t>(m_plot->m_selected) < m->bands.size()) {
             const ActiveMemory::Band &b = m->bands[static_cast<std::size_t>(m_plot->m_selected)];
-            painter->setPen(QPen(Qt::black, 2));
+            painter->setPen(QPen(Palette::screen().color(Palette::Role::Outline), 2));
             painter->setBrush(Qt::NoBrush);
             for (std::size_t k = 0; k < b.times.size(); ++k) {
                 const TimeNs t1 = k + 1 < b.times.size() ? b.times[k + 1] : b.end;
@@ -141,7 +141,7 @@ void ActiveMemoryPlot::setLayout(std::shared_ptr<const ActiveMemory> layout, Ses
         for (const ActiveMemory::Band &b : m_layout->bands) {
             const std::int32_t stack = b.stack;
             if (stack < 0 || static_cast<std::size_t>(stack) >= stacks.size()) {
-                m_colors.push_back(QColor(0x8a, 0x93, 0x9e));
+                m_colors.push_back(Palette::screen().color(Palette::Role::NoStack));
                 continue;
             }
             const auto &frames = stacks[static_cast<std::size_t>(stack)];

@@ -47,9 +47,9 @@ SegmentMapView::SegmentMapView(QWidget *parent)
 QColor SegmentMapView::stateColor(SegmentRecord::Block::State state)
 {
     switch (state) {
-    case SegmentRecord::Block::State::Allocated: return QColor(0x3b, 0x7d, 0xd8);
-    case SegmentRecord::Block::State::AwaitingFree: return QColor(0xe0, 0xa1, 0x2b);
-    case SegmentRecord::Block::State::Inactive: return QColor(0xe4, 0xe7, 0xeb);
+    case SegmentRecord::Block::State::Allocated: return Palette::screen().color(Palette::Role::BlockAllocated);
+    case SegmentRecord::Block::State::AwaitingFree: return Palette::screen().color(Palette::Role::BlockPending);
+    case SegmentRecord::Block::State::Inactive: return Palette::screen().color(Palette::Role::BlockFree);
     }
     return {};
 }
