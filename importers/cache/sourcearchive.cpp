@@ -15,7 +15,8 @@ namespace rs {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimeRange, begin, end)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic::Example, line, offset, message)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Diagnostic, severity, code, message, line, offset, count, examples)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SourceCounts, spans, instants, memoryEvents, counterSamples, steps, collectives, logLines,
+// With defaults: counts added since an older layout read as 0 from its entries.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SourceCounts, spans, instants, memoryEvents, counterSamples, steps, collectives, logLines,
                                    warnings, memorySummaries, oomMessages, gpuSamples, segments, traceEntries,
                                    flows, flowEndsUnpaired)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceInfo, id, name, totalMemory, computeMajor, computeMinor, numSms)
@@ -261,6 +262,13 @@ std::string SourceArchive::layoutId()
         + (*reinterpret_cast<const std::uint8_t *>(&probe) ? " le" : " be");
 }
 
+std::string SourceArchive::previousLayoutId()
+{
+    const std::uint16_t probe = 1;
+    return "rankscope-source/2 span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant))
+        + (*reinterpret_cast<const std::uint8_t *>(&probe) ? " le" : " be");
+}
+
 std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
 {
     std::vector<Column> out;
@@ -323,7 +331,7 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
 
         const std::string metaBytes = raw("meta");
         const json meta = json::from_cbor(metaBytes);
-        if (meta.at("layout").get<std::string>() != layoutId())
+        if (!readsLayout(meta.at("layout").get<std::string>()))
             throw std::runtime_error("written with another layout");
         SourceBuilder b(meta.at("source").at("path").get<std::string>());
         meta.at("source").get_to(b.m_source);

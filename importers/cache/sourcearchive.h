@@ -34,6 +34,13 @@ public:
     static constexpr std::size_t kBlockBytes = 8u << 20;
     /// Changes whenever the columns or the records' layout change; part of every cache key.
     static std::string layoutId();
+    /// The layout before this one (rankscope-source/2: the same records, no flows column and no
+    /// flow counts), still readable: its sources come back without flows. Summaries made by the
+    /// release before flows need not be made again; a cache entry of it is never looked up (the
+    /// layout is part of the key).
+    static std::string previousLayoutId();
+    /// Whether read() takes columns written with layout `id`.
+    static bool readsLayout(const std::string &id) { return id == layoutId() || id == previousLayoutId(); }
 
     /// The columns of `source` (finished: sorted and nested, as importFile returns it).
     static std::vector<Column> write(const SourceBuilder &source);

@@ -131,7 +131,7 @@ std::optional<SourceBuilder> SummaryFile::read(std::string bytes, std::string *w
             meta[bytesOf(q.s, 0)] = bytesOf(q.s, 1);
         if (meta["schema"] != kSchema)
             return no("summary schema \"" + meta["schema"] + "\" is not " + kSchema);
-        if (meta["layout"] != SourceArchive::layoutId())
+        if (!SourceArchive::readsLayout(meta["layout"]))
             return no("written by a RankScope with another model layout (" + meta["layout"] + "); summarize the file again");
         auto facts = std::make_shared<SummaryFacts>(json::parse(meta["facts"]).get<SummaryFacts>());
 

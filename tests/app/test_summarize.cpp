@@ -6,6 +6,8 @@
 #include "clirunner.h"
 #include "sourcesummarizer.h"
 #include "summary/summaryfile.h"
+#include "cache/sourcearchive.h"
+#include "cache/sqlite.h"
 #include "summarizer.h"
 
 #include <QDir>
@@ -15,6 +17,7 @@
 #include <QTest>
 
 #include <nlohmann/json.hpp>
+#include <zstd.h>
 
 #include <filesystem>
 
@@ -31,6 +34,7 @@ private Q_SLOTS:
     void summaryIsSmallAndSaysWhatItIs();
     void damagedSummaryIsRefusedByName();
     void summariesInTheInputsAreLeftAlone();
+    void previousLayoutSummaryStillOpens();
     void thinnedCounterKeepsWhatAnalysisReads_data();
     void thinnedCounterKeepsWhatAnalysisReads();
     void usageErrors();
@@ -175,6 +179,52 @@ void TestSummarize::summariesInTheInputsAreLeftAlone()
     // One given by name is refused by name.
     const CliResult named = runCli({QStringLiteral("summarize"), first.front()});
     QVERIFY2(named.err.find("already a summary") != std::string::npos, named.err.c_str());
+}
+
+void TestSummarize::previousLayoutSummaryStillOpens()
+{
+    // A summary as the release before flows wrote it (layout rankscope-source/2: no flow counts, no
+    // flows column) opens and analyses like one of this layout; a layout neither knows is refused.
+    const QString demo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
+    QTemporaryDir out;
+    QCOMPARE(runCli({QStringLiteral("summarize"), QStringLiteral("--time-zone=UTC"), QStringLiteral("--output"), out.path(), demo}).status, 0);
+    const json before = analyzed({out.path()});
+    const auto rewrite = [](const QString &path, const std::string &layout) {
+        using namespace rs::sqlite;
+        Db db;
+        QCOMPARE(sqlite3_open_v2(path.toUtf8().constData(), &db.db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+        Stmt(db.db, "UPDATE meta SET value = ?1 WHERE key = 'layout'").text(1, layout).step();
+        // The model's own header: its layout, and its counts without the flow counts.
+        Stmt get(db.db, "SELECT raw, data FROM columns WHERE name = 'meta' AND block = 0");
+        QVERIFY(get.step());
+        const auto raw = static_cast<std::size_t>(sqlite3_column_int64(get.s, 0));
+        const std::string frame = bytesOf(get.s, 1);
+        std::string cbor(raw, '\0');
+        QCOMPARE(ZSTD_decompress(cbor.data(), raw, frame.data(), frame.size()), raw);
+        json meta = json::from_cbor(cbor);
+        meta["layout"] = layout;
+        meta["source"]["counts"].erase("flows");
+        meta["source"]["counts"].erase("flowEndsUnpaired");
+        const std::vector<std::uint8_t> bytes = json::to_cbor(meta);
+        std::string packed(ZSTD_compressBound(bytes.size()), '\0');
+        packed.resize(ZSTD_compress(packed.data(), packed.size(), bytes.data(), bytes.size(), 3));
+        Stmt put(db.db, "UPDATE columns SET raw = ?1, data = ?2 WHERE name = 'meta' AND block = 0");
+        put.integer(1, std::int64_t(bytes.size())).blob(2, packed).step();
+    };
+    for (const QString &summary : summariesIn(out.path()))
+        rewrite(summary, SourceArchive::previousLayoutId());
+    const json after = analyzed({out.path()});
+    QVERIFY(before.contains("findings") && !before["findings"].empty());
+    QVERIFY2(after["findings"] == before["findings"], after.dump(1).substr(0, 2000).c_str());
+
+    const QString one = summariesIn(out.path()).front();
+    rewrite(one, "rankscope-source/1 span40 instant24 le");
+    QFile f(one);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    std::string why;
+    QVERIFY(!SummaryFile::read(std::string(bytes.constData(), std::size_t(bytes.size())), &why));
+    QVERIFY2(why.find("another model layout") != std::string::npos, why.c_str());
 }
 
 void TestSummarize::thinnedCounterKeepsWhatAnalysisReads_data()
