@@ -6,6 +6,7 @@
 #include "exportprobes.h"
 #include "frameprobes.h"
 #include "cacheprobes.h"
+#include "allocatorprobes.h"
 #include "summaryprobes.h"
 #endif
 
@@ -137,6 +138,8 @@ ProbeOutcome BenchProbes::run(std::string_view name, const std::string &path)
         return FrameProbes::overview(path);
     else if (name == CacheProbes::kOff || name == CacheProbes::kOn)
         return CacheProbes::load(path, name == CacheProbes::kOn);
+    else if (name == AllocatorProbes::kActiveMemory)
+        return AllocatorProbes::activeMemory(path);
     else if (name == SummaryProbes::kSummarize)
         outcome = SummaryProbes::summarize(path);
     else if (name == SummaryProbes::kOpen)

@@ -5,6 +5,7 @@
 #include "benchmarkscenario.h"
 #include "benchprobes.h"
 #ifdef RANKSCOPE_BENCH_EXPORT
+#include "allocatorprobes.h"
 #include "cacheprobes.h"
 #include "demoincident.h"
 #include "exportprobes.h"
@@ -49,6 +50,8 @@ struct Options {
     bool skipBaseline = false; // --cache: no import without the cache (64 ranks of 1 GB do not fit in RAM)
     bool ranksGiven = false;
     bool summaries = false; // --summaries: summarise --ranks (1024) rank files, open them; compare a job's findings
+    bool allocator = false; // --allocator: the Active memory view with the detail slider's default and with every band
+    long long allocations = 200000; // --allocator: allocations in the synthetic history
     int equalRanks = 64;    // --summaries: ranks of the incident whose findings are compared
 };
 
@@ -77,6 +80,10 @@ void usage(std::FILE *to)
         "  baseline) and from the summaries (time, peak RSS, their ratios); and the demo incident\n"
         "  scaled to --equal-ranks (64) ranks analysed from its files and from their summaries, whose\n"
         "  findings, story, spikes and per-rank metrics must be equal.\n"
+        "usage: rankscope-bench --allocator [--allocations N] [--json]\n"
+        "  The allocator's Active memory view, offscreen at 1600x500, on a synthetic history of N\n"
+        "  allocations (200,000): layout and replot time with the detail slider's default (the 2,000\n"
+        "  largest as bands, the rest summed) against every allocation a band, in the same process.\n"
         "usage: rankscope-bench --cache [--ranks N] [--size-mb N] [--json]\n"
         "  The import cache: --ranks (8) copies of an N MB trace (default 1000) opened as the viewer\n"
         "  does (two threads), each in a fresh process: without the cache (the baseline), the first\n"
@@ -103,6 +110,12 @@ bool parse(int argc, char **argv, Options &o)
             o.cache = true;
         } else if (a == "--summaries") {
             o.summaries = true;
+        } else if (a == "--allocator") {
+            o.allocator = true;
+        } else if (a == "--allocations" && hasValue) {
+            o.allocations = std::atoll(argv[++i]);
+            if (o.allocations < 1)
+                return false;
         } else if (a == "--equal-ranks" && hasValue) {
             o.equalRanks = std::atoi(argv[++i]);
             if (o.equalRanks < 3)
@@ -203,6 +216,37 @@ void writeRanks(const fs::path &dir, double mb, int ranks, bool quiet)
     const auto r = rs::tracegen::BenchmarkScenario::write(dir, static_cast<std::uint64_t>(mb * 1e6), false);
     for (int i = 1; i < ranks; ++i)
         fs::create_hard_link(r.file, dir / ("rank-" + std::to_string(i) + ".pt.trace.json"));
+}
+
+int runAllocator(const Options &o)
+{
+    if (!o.json)
+        std::fprintf(stderr, "  Active memory of %lld allocations...\n", o.allocations);
+    const auto r = rs::bench::ChildProcess::run(
+        {"--child", std::string(rs::bench::AllocatorProbes::kActiveMemory), std::to_string(o.allocations)});
+    if (!r.ok) {
+        std::fprintf(stderr, "rankscope-bench: the Active memory probe failed: %s\n", r.error.c_str());
+        return 1;
+    }
+    // allocations, default: bands, layout µs, replot µs; every allocation: bands, layout µs, replot µs
+    const auto &v = r.outcome.values;
+    const auto ratio = [](std::int64_t all, std::int64_t some) { return some > 0 ? static_cast<double>(all) / static_cast<double>(some) : 0.0; };
+    if (o.json) {
+        std::printf("{\"schema\":\"rankscope.bench/1\",\"allocator\":{\"allocations\":%lld,"
+                    "\"default\":{\"bands\":%lld,\"layout_ms\":%.2f,\"replot_ms\":%.2f},"
+                    "\"every_allocation\":{\"bands\":%lld,\"layout_ms\":%.2f,\"replot_ms\":%.2f},"
+                    "\"layout_ratio\":%.2f,\"replot_ratio\":%.2f,\"peak_rss_bytes\":%lld}}\n",
+                    static_cast<long long>(v[0]), static_cast<long long>(v[1]), v[2] / 1e3, v[3] / 1e3, static_cast<long long>(v[4]),
+                    v[5] / 1e3, v[6] / 1e3, ratio(v[5], v[2]), ratio(v[6], v[3]), static_cast<long long>(r.maxRssBytes));
+        return 0;
+    }
+    std::printf("Active memory, %lld allocations, 1600x500 offscreen     bands   layout ms   replot ms (median of 9)\n",
+                static_cast<long long>(v[0]));
+    std::printf("  detail slider default (2,000 largest)              %7lld %11.2f %11.2f\n", static_cast<long long>(v[1]), v[2] / 1e3, v[3] / 1e3);
+    std::printf("  every allocation a band (baseline)                 %7lld %11.2f %11.2f\n", static_cast<long long>(v[4]), v[5] / 1e3, v[6] / 1e3);
+    std::printf("  baseline / default                                         %11.1fx %10.1fx\n", ratio(v[5], v[2]), ratio(v[6], v[3]));
+    std::printf("  peak RSS %.0f MB\n", static_cast<double>(r.maxRssBytes) / 1e6);
+    return 0;
 }
 
 int runFrames(const Options &o)
@@ -493,6 +537,14 @@ int main(int argc, char **argv)
         return runSummaries(o);
 #else
         std::fputs("rankscope-bench: --summaries needs the application library (built without the viewer)\n", stderr);
+        return 2;
+#endif
+    }
+    if (o.allocator) {
+#ifdef RANKSCOPE_BENCH_EXPORT
+        return runAllocator(o);
+#else
+        std::fputs("rankscope-bench: --allocator needs the viewer (built without it)\n", stderr);
         return 2;
 #endif
     }

@@ -61,28 +61,72 @@ protected:
             if (b.begin >= hi || b.end <= lo)
                 continue;
             const QColor fill = m_plot->m_colors[i];
-            for (std::size_t k = 0; k < b.times.size(); ++k) {
+            // Level of detail: a band that moves many times within one pixel column is drawn once
+            // there, at its first offset; the rest of its stretches start where the last ended.
+            double drawnTo = -1e300;
+            const auto first = std::upper_bound(b.times.begin(), b.times.end(), lo);
+            for (auto k = static_cast<std::size_t>(first == b.times.begin() ? 0 : first - b.times.begin() - 1); k < b.times.size(); ++k) {
                 const TimeNs t0 = b.times[k];
+                if (t0 >= hi)
+                    break;
                 const TimeNs t1 = k + 1 < b.times.size() ? b.times[k + 1] : b.end;
-                if (t1 <= lo || t0 >= hi)
+                if (t1 <= lo)
                     continue;
                 // Edges are rounded from exact offsets, so neighbours abut: a band under half a
                 // pixel rounds to nothing, and no gap opens where it would have been.
-                const QRectF area = rect(t0, t1, static_cast<double>(b.offsets[k]), static_cast<double>(b.size));
+                QRectF area = rect(t0, t1, static_cast<double>(b.offsets[k]), static_cast<double>(b.size));
+                if (area.right() <= drawnTo)
+                    continue;
+                area.setLeft(std::max(area.left(), drawnTo));
+                drawnTo = area.right();
                 if (area.height() > 0)
                     painter->fillRect(area, fill);
+                // Jump to the stretch under the next pixel: a band above busy small ones moves at
+                // nearly every entry, and those in the column just drawn would all be skipped.
+                const TimeNs next = m_plot->timeOf(x->pixelToCoord(drawnTo));
+                const auto cover = static_cast<std::size_t>(
+                    std::upper_bound(b.times.begin() + static_cast<std::ptrdiff_t>(k) + 1, b.times.end(), next) - b.times.begin()) - 1;
+                if (cover > k)
+                    k = cover - 1;
             }
         }
-        // The summed smaller allocations on top, in one quiet colour.
+        // The summed smaller allocations on top, in one quiet colour. Thousands of them come and go
+        // within a pixel column: each column gets one rectangle from the lowest bottom to the
+        // highest top it saw (min/max per column), longer stretches their own.
         const QColor rest = Palette::screen().color(Palette::Role::SummedBand);
         const ActiveMemory::Rest &r = m->rest;
-        for (std::size_t k = 0; k < r.times.size(); ++k) {
+        double column = -1, low = 0, high = 0; // the pending column's x and its extent (pixels)
+        const auto flush = [&] {
+            if (column >= 0 && high > low)
+                painter->fillRect(QRectF(column, low, 1, high - low), rest);
+            column = -1;
+        };
+        const auto from = std::upper_bound(r.times.begin(), r.times.end(), lo);
+        for (auto k = static_cast<std::size_t>(from == r.times.begin() ? 0 : from - r.times.begin() - 1); k < r.times.size(); ++k) {
             const TimeNs t0 = r.times[k];
+            if (t0 >= hi)
+                break;
             const TimeNs t1 = k + 1 < r.times.size() ? r.times[k + 1] : m->range.end;
-            if (t1 <= lo || t0 >= hi || r.height[k] == 0)
+            if (t1 <= lo || r.height[k] == 0)
                 continue;
-            painter->fillRect(rect(t0, t1, static_cast<double>(r.bottom[k]), static_cast<double>(r.height[k])), rest);
+            const QRectF area = rect(t0, t1, static_cast<double>(r.bottom[k]), static_cast<double>(r.height[k]));
+            if (area.width() <= 1) {
+                if (area.left() != column) {
+                    flush();
+                    column = area.left();
+                    low = area.top();
+                    high = area.bottom();
+                } else {
+                    low = std::min(low, area.top());
+                    high = std::max(high, area.bottom());
+                }
+                continue;
+            }
+            flush();
+            if (area.height() > 0)
+                painter->fillRect(area, rest);
         }
+        flush();
         if (m_plot->m_selected >= 0 && static_cast<std::size_t>(m_plot->m_selected) < m->bands.size()) {
             const ActiveMemory::Band &b = m->bands[static_cast<std::size_t>(m_plot->m_selected)];
             painter->setPen(QPen(Palette::screen().color(Palette::Role::Outline), 2));
@@ -137,6 +181,11 @@ void ActiveMemoryPlot::setLayout(std::shared_ptr<const ActiveMemory> layout, Ses
     if (m_layout) {
         // One colour per top user frame: a layer's activations share a colour wherever they sit.
         std::unordered_map<std::string, int> frameColor;
+        // The rank colours without their greys: grey says "no stack" here.
+        std::vector<QColor> frameColors;
+        for (int i = 0; i < RankColors::fixedCount(); ++i)
+            if (const QColor c = RankColors::color(i); c.hslSaturation() >= 60)
+                frameColors.push_back(c);
         const auto &stacks = m_session->allocator().stacks;
         for (const ActiveMemory::Band &b : m_layout->bands) {
             const std::int32_t stack = b.stack;
@@ -149,7 +198,7 @@ void ActiveMemoryPlot::setLayout(std::shared_ptr<const ActiveMemory> layout, Ses
             const std::string key = top < 0 ? std::string("?") : frames[static_cast<std::size_t>(top)].filename + ":"
                     + std::to_string(frames[static_cast<std::size_t>(top)].line);
             const auto it = frameColor.emplace(key, static_cast<int>(frameColor.size())).first;
-            m_colors.push_back(RankColors::color(it->second % RankColors::fixedCount()));
+            m_colors.push_back(frameColors[static_cast<std::size_t>(it->second) % frameColors.size()]);
         }
     }
     const bool clocked = !m_layout || m_layout->clocked;
