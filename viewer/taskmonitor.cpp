@@ -1,5 +1,6 @@
 #include "taskmonitor.h"
 
+#include <QCoreApplication>
 #include <QPointer>
 
 #include <algorithm>
@@ -80,11 +81,11 @@ TaskControl TaskMonitor::control(Id id) const
     c.stop = e->stop;
     // Reports from the pool are queued to this thread; a report after the task ended finds no task.
     QPointer<TaskMonitor> self(const_cast<TaskMonitor *>(this));
+    // Posted to the application object, which outlives every monitor: whether this monitor still
+    // exists is asked on its own thread, never from the worker's.
     c.progress = [self, id](qint64 done, qint64 total, const QString &what) {
-        if (!self)
-            return;
         QMetaObject::invokeMethod(
-            self.data(),
+            QCoreApplication::instance(),
             [self, id, done, total, what] {
                 if (self)
                     self->setProgress(id, done, total, what);

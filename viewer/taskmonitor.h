@@ -5,9 +5,9 @@
 // widget of its own.
 //
 // begin() registers a task and returns its id; the work reports through setProgress() (GUI
-// thread) or through the TaskControl from control() (any thread: reports are queued to the
-// monitor's thread, after the task ended they are dropped). cancel() sets the task's stop flag,
-// calls its cancel function and ends it; end() ends it without a word.
+// thread) or through the TaskControl from control() (any thread: reports are queued to the GUI
+// thread, where the monitor lives; after the task ended they are dropped). cancel() sets the
+// task's stop flag, calls its cancel function and ends it; end() ends it without a word.
 
 #include "taskcontrol.h"
 
