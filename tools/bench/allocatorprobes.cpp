@@ -1,4 +1,5 @@
 #include "allocatorprobes.h"
+#include "benchapp.h"
 
 #include "activememory.h"
 #include "allocator/activememoryview.h"
@@ -17,24 +18,7 @@ namespace rs::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double micros(Clock::duration d)
-{
-    return std::chrono::duration<double, std::micro>(d).count();
-}
-
-void ensureApplication()
-{
-    if (QApplication::instance())
-        return;
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char name[] = "rankscope-bench";
-    static char *argv[] = {name, nullptr};
-    new QApplication(argc, argv); // never destroyed: the child exits after reporting
-}
+using Clock = BenchClock;
 
 // A training loop's allocations on one GPU, 1 µs apart: per step, small temporaries freed within
 // a few dozen entries, activations freed at the step's end, and now and then a large buffer that

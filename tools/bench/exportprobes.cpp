@@ -1,4 +1,5 @@
 #include "exportprobes.h"
+#include "benchapp.h"
 
 #include "charts/memorychartrenderer.h"
 #include "export/figureexporter.h"
@@ -36,12 +37,7 @@ void ensureGuiApplication()
 {
     if (QGuiApplication::instance())
         return;
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char name[] = "rankscope-bench";
-    static char *argv[] = {name, nullptr};
-    static QApplication app(argc, argv);
+    ensureApplication();
     MemoryChartRenderer::install();
 }
 

@@ -1,4 +1,5 @@
 #include "frameprobes.h"
+#include "benchapp.h"
 
 #include "sessionloader.h"
 #include "timeline/ranksoverview.h"
@@ -24,7 +25,7 @@ namespace rs::bench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = BenchClock;
 constexpr int kWidth = 1920;
 constexpr int kHeight = 1080;
 
@@ -40,25 +41,6 @@ std::int64_t residentBytes()
         std::fclose(f);
     }
     return static_cast<std::int64_t>(resident) * ::sysconf(_SC_PAGESIZE);
-}
-
-double micros(Clock::duration d)
-{
-    return std::chrono::duration<double, std::micro>(d).count();
-}
-
-void ensureApplication()
-{
-    if (QApplication::instance())
-        return;
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char name[] = "rankscope-bench";
-    static char *argv[] = {name, nullptr};
-    // Never destroyed: the child exits right after reporting, and a QApplication torn down among
-    // the other statics at exit crashes in the style's cleanup.
-    new QApplication(argc, argv);
 }
 
 // A paint engine that draws nothing and counts what it is asked to draw: the floor paints as many
