@@ -18,6 +18,8 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include <functional>
+
 using namespace rs;
 
 namespace {
@@ -94,6 +96,22 @@ std::vector<Annotation> knownAnnotations()
     hidden.id = 4;
     v.push_back(hidden);
     return v;
+}
+
+// The SVG `paint` draws on a 1200×400 canvas.
+QByteArray svgOf(const std::function<void(QPainter &)> &paint)
+{
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator svg;
+    svg.setOutputDevice(&buffer);
+    svg.setSize(QSize(1200, 400));
+    svg.setViewBox(QRect(0, 0, 1200, 400));
+    {
+        QPainter p(&svg);
+        paint(p);
+    }
+    return buffer.data();
 }
 
 } // namespace
@@ -497,17 +515,7 @@ void TestAnnotations::paintPutsInkWhereAnnotationsAre()
 
 void TestAnnotations::vectorOutputKeepsTextAsText()
 {
-    QBuffer buffer;
-    buffer.open(QIODevice::WriteOnly);
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(QSize(1200, 400));
-    svg.setViewBox(QRect(0, 0, 1200, 400));
-    {
-        QPainter p(&svg);
-        AnnotationPainter::paint(p, knownAnnotations(), knownGeometry(), 2, 0);
-    }
-    const QByteArray out = buffer.data();
+    const QByteArray out = svgOf([](QPainter &p) { AnnotationPainter::paint(p, knownAnnotations(), knownGeometry(), 2, 0); });
     QVERIFY(out.contains("rank 0 stalls"));
     QVERIFY(out.contains(">slow<"));
     QVERIFY(!out.contains("<image")); // no pixmaps
@@ -542,18 +550,8 @@ void TestAnnotations::textIsWholeAndClearOfChartLabels()
     // The note needs several lines at its 240 px width: more than the four it used to be cut to.
     QVERIFY(boxes[0].second.height() > 5 * 11);
 
-    QBuffer buffer;
-    buffer.open(QIODevice::WriteOnly);
-    QSvgGenerator svg;
-    svg.setOutputDevice(&buffer);
-    svg.setSize(QSize(1200, 400));
-    svg.setViewBox(QRect(0, 0, 1200, 400));
-    {
-        QPainter p(&svg);
-        AnnotationPainter::paint(p, v, g);
-    }
     // The painted text, tags and line breaks taken out, holds each annotation's text whole.
-    QString painted = QString::fromUtf8(buffer.data());
+    QString painted = QString::fromUtf8(svgOf([&](QPainter &p) { AnnotationPainter::paint(p, v, g); }));
     painted.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
     for (const auto &[entity, c] : {std::pair{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&#39;", "'"}})
         painted.replace(QLatin1String(entity), QLatin1String(c));
