@@ -20,6 +20,16 @@ std::vector<std::pair<RankId, std::int32_t>> ActiveMemory::devices(const Session
     return {out.begin(), out.end()};
 }
 
+std::set<std::pair<RankId, std::int32_t>> ActiveMemory::clockedDevices(const Session &session)
+{
+    std::set<std::pair<RankId, std::int32_t>> out;
+    for (const Track &t : session.tracks())
+        if (t.kind == TrackKind::MemoryAllocated && t.source < session.sources().size()
+            && session.sources()[t.source].format == "memory-snapshot" && session.sources()[t.source].hasClock)
+            out.insert({t.rank, t.device});
+    return out;
+}
+
 ActiveMemory ActiveMemory::build(const Session &session, RankId rank, std::int32_t device, std::size_t maxBands)
 {
     ActiveMemory m;
@@ -69,15 +79,12 @@ ActiveMemory ActiveMemory::build(const Session &session, RankId rank, std::int32
             m.withoutStack += it.stack < 0;
     m.allocations = items.size();
     m.range = {first, last + 1};
-    // The snapshot's own memory track says whether its times are a clock (a trace without time_us
-    // is placed by entry order).
+    m.clocked = clockedDevices(session).count({rank, device}) > 0;
+    // The reserved curve runs from the segment events; with none it never moves.
     for (const Track &t : session.tracks()) {
         if (t.rank != rank || t.device != device || t.source >= session.sources().size()
             || session.sources()[t.source].format != "memory-snapshot")
             continue;
-        if (t.kind == TrackKind::MemoryAllocated)
-            m.clocked = session.sources()[t.source].hasClock;
-        // The reserved curve runs from the segment events; with none it never moves.
         if (t.kind == TrackKind::MemoryReserved && !t.counter.empty()) {
             const auto &v = t.counter.values;
             m.reservedSteady = std::all_of(v.begin(), v.end(), [&v](double x) { return x == v.front(); });

@@ -20,6 +20,7 @@
 #include "session.h"
 
 #include <cstdint>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -76,6 +77,9 @@ public:
 
     /// The (rank, device) pairs whose snapshot trace holds allocations, in order.
     static std::vector<std::pair<RankId, std::int32_t>> devices(const Session &session);
+    /// The (rank, device) pairs whose snapshot trace has a clock (`time_us`); the others' times
+    /// are the entries' order, 1 µs apart, as the snapshot's memory track says.
+    static std::set<std::pair<RankId, std::int32_t>> clockedDevices(const Session &session);
     /// Lays out the allocations of (`rank`, `device`), the `maxBands` largest on their own
     /// (0: every one).
     static ActiveMemory build(const Session &session, RankId rank, std::int32_t device, std::size_t maxBands);

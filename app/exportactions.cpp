@@ -109,7 +109,7 @@ void ExportActions::exportView()
     ExportDialog dialog(session, m_window->analysis(), currentView(), m_window);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    writeFigure(dialog.path(), static_cast<int>(dialog.format()), dialog.options());
+    writeFigure(dialog.path(), dialog.format(), dialog.options());
 }
 
 void ExportActions::runTask(const QString &label, const QString &path, std::function<Outcome(const TaskControl &)> work,
@@ -135,7 +135,7 @@ void ExportActions::runTask(const QString &label, const QString &path, std::func
     watcher->setFuture(QtConcurrent::run([work = std::move(work), control] { return work(control); }));
 }
 
-void ExportActions::writeFigure(const QString &path, int format, const FigureOptions &options)
+void ExportActions::writeFigure(const QString &path, FigureExporter::Format format, const FigureOptions &options)
 {
     const SessionPtr session = m_window->session();
     if (!session)
@@ -147,7 +147,7 @@ void ExportActions::writeFigure(const QString &path, int format, const FigureOpt
                 // the old file, if any, as it was.
                 Outcome out;
                 const QString part = path + QStringLiteral(".part");
-                out.ok = FigureExporter(session, analysis).exportTo(part, static_cast<FigureExporter::Format>(format), options, &out.error);
+                out.ok = FigureExporter(session, analysis).exportTo(part, format, options, &out.error);
                 if (out.ok && control.stopped()) {
                     out.ok = false;
                     out.error = tr("cancelled: %1 was not written").arg(path);

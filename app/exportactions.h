@@ -5,6 +5,7 @@
 // writers (the report hashes every input, the merged trace streams every event) run on the thread
 // pool and report back in the status bar.
 
+#include "export/figureexporter.h"
 #include "export/figureoptions.h"
 #include "taskcontrol.h"
 
@@ -50,7 +51,7 @@ public Q_SLOTS:
 public:
     /// The writers behind the dialogs, each a task of the window (TaskMonitor) with its progress
     /// and Cancel; a cancelled one leaves no file. Each ends with written().
-    void writeFigure(const QString &path, int format, const FigureOptions &options);
+    void writeFigure(const QString &path, FigureExporter::Format format, const FigureOptions &options);
     void writeReport(const QString &path);
     void writeTrace(const QString &path);
 

@@ -475,7 +475,7 @@ private Q_SLOTS:
         cancelNow(QStringLiteral("merged.json.gz"), [&](const QString &p) { exporter->writeTrace(p); });
         cancelNow(QStringLiteral("incident.md"), [&](const QString &p) { exporter->writeReport(p); });
         cancelNow(QStringLiteral("view.png"), [&](const QString &p) {
-            exporter->writeFigure(p, static_cast<int>(rs::FigureExporter::Format::Png), exporter->currentView());
+            exporter->writeFigure(p, rs::FigureExporter::Format::Png, exporter->currentView());
         });
         exporter->writeTrace(dir.filePath(QStringLiteral("merged.json")));
         QVERIFY(written.wait(60000));

@@ -11,6 +11,7 @@
 #include "counterformat.h"
 #include "sessionbuilder.h"
 
+#include "palette.h"
 #include "screenshot.h"
 
 #include <QAbstractItemModelTester>
@@ -452,6 +453,18 @@ void TestAllocatorPanel::activeMemoryOnRealSnapshots()
             largest = i;
     const QPoint at = view->bandCenter(largest);
     QCOMPARE(view->bandAt(at), largest);
+    // Drawn where the layout puts it: its colour under its middle, and the stack's top at the peak
+    // where the live bytes say (the drawing folds each pixel column to its lowest and highest).
+    const QImage drawn = view->plotWidget()->grab().toImage();
+    QCOMPARE(drawn.pixelColor(at).rgb(), view->bandColor(largest).rgb());
+    const QPoint peak = view->pixelOf(view->layout()->peakTime, static_cast<double>(view->layout()->peak));
+    const auto empty = [](const QColor &c) {
+        return c.rgb() == Palette::screen().color(Palette::Role::Base).rgb() || c.rgb() == Palette::screen().color(Palette::Role::ChartGrid).rgb();
+    };
+    int top = 0;
+    while (top < drawn.height() && empty(drawn.pixelColor(peak.x(), top)))
+        ++top;
+    QVERIFY2(std::abs(top - peak.y()) <= 2, qPrintable(QStringLiteral("the stack's top at the peak is at y %1, the peak's %2").arg(top).arg(peak.y())));
     QTest::mouseClick(view->plotWidget(), Qt::LeftButton, {}, at);
     const std::int32_t stack = view->layout()->bands[static_cast<std::size_t>(largest)].stack;
     QCOMPARE(panel.stackList()->count(), stack < 0 ? 0 : int(s->allocator().stacks[static_cast<std::size_t>(stack)].size()));

@@ -1,10 +1,11 @@
 #include "activememoryplot.h"
 
-#include "counterformat.h"
 #include "models/segmentmodel.h"
 #include "palette.h"
 #include "rankcolors.h"
+#include "charts/byteaxisticker.h"
 #include "charts/timeaxisticker.h"
+#include "timeformat.h"
 
 #include <QHelpEvent>
 #include <QToolTip>
@@ -16,11 +17,6 @@
 namespace rs {
 
 namespace {
-
-QString bytesText(std::int64_t n)
-{
-    return CounterFormat::value(static_cast<double>(n), CounterFormat::Unit::Bytes);
-}
 
 } // namespace
 
@@ -149,7 +145,7 @@ ActiveMemoryPlot::ActiveMemoryPlot(QWidget *parent)
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     axisRect()->setRangeDrag(Qt::Horizontal);
     axisRect()->setRangeZoom(Qt::Horizontal);
-    yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    yAxis->setTicker(QSharedPointer<ByteAxisTicker>::create()); // the memory charts' byte axis
     m_bands = new Bands(this);
     m_bands->setLayer(QStringLiteral("main"));
     setMouseTracking(true);
@@ -186,17 +182,15 @@ void ActiveMemoryPlot::setLayout(std::shared_ptr<const ActiveMemory> layout, Ses
         for (int i = 0; i < RankColors::fixedCount(); ++i)
             if (const QColor c = RankColors::color(i); c.hslSaturation() >= 60)
                 frameColors.push_back(c);
-        const auto &stacks = m_session->allocator().stacks;
         for (const ActiveMemory::Band &b : m_layout->bands) {
-            const std::int32_t stack = b.stack;
-            if (stack < 0 || static_cast<std::size_t>(stack) >= stacks.size()) {
+            const std::vector<StackFrame> *frames = stackFrames(m_session->allocator(), b.stack);
+            if (!frames) {
                 m_colors.push_back(Palette::screen().color(Palette::Role::NoStack));
                 continue;
             }
-            const auto &frames = stacks[static_cast<std::size_t>(stack)];
-            const int top = firstUserFrame(frames);
-            const std::string key = top < 0 ? std::string("?") : frames[static_cast<std::size_t>(top)].filename + ":"
-                    + std::to_string(frames[static_cast<std::size_t>(top)].line);
+            const int top = firstUserFrame(*frames);
+            const std::string key = top < 0 ? std::string("?") : (*frames)[static_cast<std::size_t>(top)].filename + ":"
+                    + std::to_string((*frames)[static_cast<std::size_t>(top)].line);
             const auto it = frameColor.emplace(key, static_cast<int>(frameColor.size())).first;
             m_colors.push_back(frameColors[static_cast<std::size_t>(it->second) % frameColors.size()]);
         }
@@ -209,15 +203,7 @@ void ActiveMemoryPlot::setLayout(std::shared_ptr<const ActiveMemory> layout, Ses
         xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
         xAxis->setLabel(tr("trace entry (the snapshot has no clock)"));
     }
-    // A byte axis in binary units at round steps.
     const double top = m_layout ? std::max<double>(1.0, static_cast<double>(m_layout->peak) * 1.08) : 1.0;
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    double step = 1024.0;
-    while (top / step > 6)
-        step *= 2;
-    for (double v = 0; v <= top; v += step)
-        ticker->addTick(v, bytesText(static_cast<std::int64_t>(v)));
-    yAxis->setTicker(ticker);
     yAxis->setRange(0, top);
     if (m_layout)
         xAxis->setRange(keyOf(m_layout->range.begin), keyOf(m_layout->range.end));
@@ -249,27 +235,20 @@ QString ActiveMemoryPlot::describe(int band) const
     if (!m_layout || band < 0 || static_cast<std::size_t>(band) >= m_layout->bands.size())
         return {};
     const ActiveMemory::Band &a = m_layout->bands[static_cast<std::size_t>(band)];
-    QString where = tr("no stack recorded");
-    const auto &stacks = m_session->allocator().stacks;
-    if (a.stack >= 0 && static_cast<std::size_t>(a.stack) < stacks.size()) {
-        const auto &frames = stacks[static_cast<std::size_t>(a.stack)];
-        const int top = firstUserFrame(frames);
-        if (top >= 0)
-            where = formatStackFrame(frames[static_cast<std::size_t>(top)]);
-    }
+    const std::vector<StackFrame> *frames = stackFrames(m_session->allocator(), a.stack);
+    const QString where = frames ? topFrameText(m_session->allocator(), a.stack) : tr("no stack recorded");
     QString text = QStringLiteral("%1 · 0x%2 · %3%4")
-                       .arg(bytesText(a.size), QString::number(a.address, 16), where,
+                       .arg(TimeFormat::bytes(static_cast<double>(a.size)), QString::number(a.address, 16), where,
                             a.allocation == ActiveMemory::kBeforeTrace ? tr(" · allocated before the trace began, alive at the snapshot")
                             : a.alive                                  ? tr(" · alive at the snapshot")
                                                                        : QString());
     // The stack itself, innermost first, as the stack list shows it on a click.
-    if (a.stack >= 0 && static_cast<std::size_t>(a.stack) < stacks.size()) {
-        const auto &frames = stacks[static_cast<std::size_t>(a.stack)];
+    if (frames) {
         constexpr std::size_t kShown = 14;
-        for (std::size_t i = 0; i < frames.size() && i < kShown; ++i)
-            text += QLatin1Char('\n') + formatStackFrame(frames[i]);
-        if (frames.size() > kShown)
-            text += QLatin1Char('\n') + tr("… %1 more frames").arg(frames.size() - kShown);
+        for (std::size_t i = 0; i < frames->size() && i < kShown; ++i)
+            text += QLatin1Char('\n') + formatStackFrame((*frames)[i]);
+        if (frames->size() > kShown)
+            text += QLatin1Char('\n') + tr("… %1 more frames").arg(frames->size() - kShown);
     }
     return text;
 }

@@ -171,9 +171,18 @@ QPoint ActiveMemoryView::bandCenter(int band) const
     const TimeNs lo = std::max(b.begin, m_plot->timeOf(m_plot->xAxis->range().lower));
     const TimeNs hi = std::min(b.end, m_plot->timeOf(m_plot->xAxis->range().upper));
     const TimeNs t = lo + (hi - lo) / 2;
-    const double bytes = static_cast<double>(b.offsetAt(t)) + static_cast<double>(b.size) / 2;
+    return pixelOf(t, static_cast<double>(b.offsetAt(t)) + static_cast<double>(b.size) / 2);
+}
+
+QPoint ActiveMemoryView::pixelOf(TimeNs t, double bytes) const
+{
     return QPoint(static_cast<int>(std::lround(m_plot->xAxis->coordToPixel(m_plot->keyOf(t)))),
                   static_cast<int>(std::lround(m_plot->yAxis->coordToPixel(bytes))));
+}
+
+QColor ActiveMemoryView::bandColor(int band) const
+{
+    return m_plot->bandColor(band);
 }
 
 TimeRange ActiveMemoryView::shownRange() const

@@ -39,6 +39,10 @@ public:
     int bandAt(QPoint pos) const;
     /// The widget position of the middle of `band` at its widest stretch on screen (for tests).
     QPoint bandCenter(int band) const;
+    /// The plot widget's pixel of layout time `t` and height `bytes`.
+    QPoint pixelOf(TimeNs t, double bytes) const;
+    /// The fill of `band` (its top user frame's colour; grey without a stack).
+    QColor bandColor(int band) const;
     /// The tooltip text of `band`: size, address, top user frame, then the stack.
     QString bandText(int band) const;
     /// The chart's time window in layout time (the trace's clock, or entry numbers ×1000 unclocked).

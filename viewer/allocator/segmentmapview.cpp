@@ -1,8 +1,8 @@
 #include "segmentmapview.h"
 
-#include "counterformat.h"
 #include "models/segmentmodel.h"
 #include "palette.h"
+#include "timeformat.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -17,11 +17,6 @@ namespace rs {
 namespace {
 
 constexpr int kMargin = 8;
-
-QString bytesText(std::int64_t n)
-{
-    return CounterFormat::value(static_cast<double>(n), CounterFormat::Unit::Bytes);
-}
 
 const char *stateName(SegmentRecord::Block::State s)
 {
@@ -87,7 +82,7 @@ void SegmentMapView::layoutRows()
             header.y = y;
             header.header = (key.first == kNoRank ? tr("GPU %1").arg(key.second) : tr("Rank %1 · GPU %2").arg(key.first).arg(key.second))
                 + tr(" — %n segment(s), %1 reserved, %2 free inside them", nullptr, static_cast<int>(list.size()))
-                      .arg(bytesText(reserved), bytesText(inactive));
+                      .arg(TimeFormat::bytes(static_cast<double>(reserved)), TimeFormat::bytes(static_cast<double>(inactive)));
             m_rows.push_back(header);
             y += kHeaderHeight;
             for (const std::uint32_t i : list) {
@@ -223,7 +218,7 @@ void SegmentMapView::paintEvent(QPaintEvent *event)
         const double freePct = s.totalSize > 0 ? 100.0 * static_cast<double>(inactive) / static_cast<double>(s.totalSize) : 0.0;
         p.setPen(colors.color(Palette::Role::Muted));
         p.drawText(QRectF(kMargin + width + 6, r.y - 2, kLabelWidth, kBarHeight + 4), Qt::AlignLeft | Qt::AlignVCenter,
-                   tr("%1 · %2 % free").arg(bytesText(s.totalSize)).arg(freePct, 0, 'f', 0));
+                   tr("%1 · %2 % free").arg(TimeFormat::bytes(static_cast<double>(s.totalSize))).arg(freePct, 0, 'f', 0));
     }
 }
 
@@ -247,20 +242,15 @@ bool SegmentMapView::event(QEvent *event)
         }
         const SegmentRecord &s = m_session->allocator().segments[static_cast<std::size_t>(segment)];
         QString text = tr("Segment 0x%1: %2 (%3 pool%4)")
-                           .arg(QString::number(s.address, 16), bytesText(s.totalSize), s.large ? tr("large") : tr("small"),
+                           .arg(QString::number(s.address, 16), TimeFormat::bytes(static_cast<double>(s.totalSize)), s.large ? tr("large") : tr("small"),
                                 s.expandable ? tr(", expandable") : QString());
         if (block >= 0) {
             const auto &b = s.blocks[static_cast<std::size_t>(block)];
-            text += QLatin1Char('\n') + tr("Block 0x%1: %2, %3").arg(QString::number(b.address, 16), bytesText(b.size), tr(stateName(b.state)));
+            text += QLatin1Char('\n') + tr("Block 0x%1: %2, %3").arg(QString::number(b.address, 16), TimeFormat::bytes(static_cast<double>(b.size)), tr(stateName(b.state)));
             if (b.requested > 0 && b.requested != b.size)
-                text += tr(" (asked for %1)").arg(bytesText(b.requested));
-            const auto &stacks = m_session->allocator().stacks;
-            if (b.stack >= 0 && static_cast<std::size_t>(b.stack) < stacks.size()) {
-                const auto &frames = stacks[static_cast<std::size_t>(b.stack)];
-                const int top = firstUserFrame(frames);
-                if (top >= 0)
-                    text += QLatin1Char('\n') + formatStackFrame(frames[static_cast<std::size_t>(top)]);
-            }
+                text += tr(" (asked for %1)").arg(TimeFormat::bytes(static_cast<double>(b.requested)));
+            if (const QString where = topFrameText(m_session->allocator(), b.stack); !where.isEmpty())
+                text += QLatin1Char('\n') + where;
         }
         QToolTip::showText(help->globalPos(), text, this);
         return true;

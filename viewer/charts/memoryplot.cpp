@@ -5,6 +5,7 @@
 #include "columnfill.h"
 #include "palette.h"
 #include "lod.h"
+#include "byteaxisticker.h"
 #include "timeaxisticker.h"
 #include "timeformat.h"
 
@@ -12,34 +13,6 @@
 #include <cmath>
 
 namespace rs {
-
-namespace {
-
-// Byte ticks on binary boundaries (1, 2, 4, 8 ... GiB) so the labels are round numbers.
-class ByteAxisTicker : public QCPAxisTicker
-{
-protected:
-    double getTickStep(const QCPRange &range) override
-    {
-        m_upper = range.upper;
-        const double target = range.size() / std::max(1, tickCount());
-        double step = 1;
-        while (step < target)
-            step *= 2;
-        return step;
-    }
-    int getSubTickCount(double) override { return 0; }
-    QString getTickLabel(double tick, const QLocale &, QChar, int) override
-    {
-        // Zero says nothing, and a label at the very top would be cut by the lane above.
-        return tick <= 0 || tick > m_upper * 0.88 ? QString() : TimeFormat::bytes(tick);
-    }
-
-private:
-    double m_upper = 0;
-};
-
-} // namespace
 
 MemoryPlot::MemoryPlot(QWidget *parent)
     : QCustomPlot(parent)

@@ -1,5 +1,6 @@
 #include "segmentmodel.h"
 
+#include "activememory.h"
 #include "counterformat.h"
 #include "timeformat.h"
 
@@ -86,6 +87,19 @@ int firstUserFrame(const std::vector<StackFrame> &frames)
     return 0;
 }
 
+const std::vector<StackFrame> *stackFrames(const AllocatorEvidence &allocator, std::int32_t stack)
+{
+    return stack >= 0 && static_cast<std::size_t>(stack) < allocator.stacks.size() ? &allocator.stacks[static_cast<std::size_t>(stack)]
+                                                                                    : nullptr;
+}
+
+QString topFrameText(const AllocatorEvidence &allocator, std::int32_t stack)
+{
+    const std::vector<StackFrame> *frames = stackFrames(allocator, stack);
+    const int top = frames ? firstUserFrame(*frames) : -1;
+    return top < 0 ? QString() : formatStackFrame((*frames)[static_cast<std::size_t>(top)]);
+}
+
 // ---- SegmentModel -------------------------------------------------------------------------------
 // internalId: 0 for segment rows, segment index + 1 for block rows.
 
@@ -155,11 +169,11 @@ int SegmentModel::columnCount(const QModelIndex &) const
 
 QString SegmentModel::framesText(std::int32_t stack) const
 {
-    const auto &stacks = m_session->allocator().stacks;
-    if (stack < 0 || static_cast<std::size_t>(stack) >= stacks.size())
+    const std::vector<StackFrame> *frames = stackFrames(m_session->allocator(), stack);
+    if (!frames)
         return {};
     QStringList lines;
-    for (const StackFrame &f : stacks[static_cast<std::size_t>(stack)])
+    for (const StackFrame &f : *frames)
         lines << formatStackFrame(f);
     return lines.join(QLatin1Char('\n'));
 }
@@ -401,11 +415,7 @@ void AllocationModel::rebuild()
         }
         // A trace without time_us places entries 1 µs apart: its times are an order, not dates. The
         // snapshot's memory track says which.
-        m_clockedDevices.clear();
-        for (const Track &t : m_session->tracks())
-            if (t.kind == TrackKind::MemoryAllocated && t.source < m_session->sources().size()
-                && m_session->sources()[t.source].format == "memory-snapshot" && m_session->sources()[t.source].hasClock)
-                m_clockedDevices.insert({t.rank, t.device});
+        m_clockedDevices = ActiveMemory::clockedDevices(*m_session);
         m_total = m_rows.size();
         for (const Row &r : m_rows)
             m_totalBytes += r.size;
@@ -452,9 +462,7 @@ QVariant AllocationModel::data(const QModelIndex &index, int role) const
         return {};
     const Row &r = m_rows[static_cast<std::size_t>(index.row())];
     const AllocationRecord *a = allocation(index.row());
-    const auto &stacks = m_session->allocator().stacks;
-    const std::vector<StackFrame> *frames =
-        r.stack >= 0 && static_cast<std::size_t>(r.stack) < stacks.size() ? &stacks[static_cast<std::size_t>(r.stack)] : nullptr;
+    const std::vector<StackFrame> *frames = stackFrames(m_session->allocator(), r.stack);
     switch (role) {
     case StackRole:
         return r.stack;
@@ -499,8 +507,7 @@ QVariant AllocationModel::data(const QModelIndex &index, int role) const
         case FrameColumn: {
             if (!frames)
                 return r.stack < 0 ? tr("(no stack recorded)") : QString();
-            const int i = firstUserFrame(*frames);
-            return i < 0 ? QString() : formatStackFrame((*frames)[static_cast<std::size_t>(i)]);
+            return topFrameText(m_session->allocator(), r.stack);
         }
         default:
             return {};

@@ -21,6 +21,11 @@ QString formatStackFrame(const StackFrame &frame);
 /// library it calls; never a native C++ or interpreter frame); else of the innermost Python
 /// frame; else 0; -1 when `frames` is empty.
 int firstUserFrame(const std::vector<StackFrame> &frames);
+/// The frames of stack `stack` of `allocator` (innermost first), or null when it has none (-1 or
+/// out of range).
+const std::vector<StackFrame> *stackFrames(const AllocatorEvidence &allocator, std::int32_t stack);
+/// formatStackFrame() of the firstUserFrame() of stack `stack`; empty when it has no frames.
+QString topFrameText(const AllocatorEvidence &allocator, std::int32_t stack);
 
 /// Roles shared by the allocator models.
 enum AllocatorRole {

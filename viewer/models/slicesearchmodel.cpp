@@ -94,8 +94,7 @@ void SliceSearchModel::search(const QString &pattern, bool regex, bool inArgs)
 
 void SliceSearchModel::searchAsync(const QString &pattern, bool regex, bool inArgs)
 {
-    if (m_stop)
-        m_stop->store(true);
+    cancelSearch(); // the one running stops early: its result would be dropped anyway
     m_stop = std::make_shared<std::atomic<bool>>(false);
     // The job owns what it reads: the frozen session and its stop flag.
     m_jobs.run([session = m_session, pattern, regex, inArgs, stop = m_stop] { return find(session.get(), pattern, regex, inArgs, *stop); },

@@ -222,7 +222,7 @@ void AllocatorPanel::updateSummary()
 void AllocatorPanel::updateAllocationTotal()
 {
     const bool alive = m_allocations->mode() == AllocationModel::Mode::Alive;
-    const QString total = CounterFormat::value(static_cast<double>(m_allocations->totalBytes()), CounterFormat::Unit::Bytes);
+    const QString total = bytes(m_allocations->totalBytes());
     const QString count = countOf(static_cast<qint64>(m_allocations->totalCount()), alive ? tr("allocated block") : tr("allocation"),
                                   alive ? tr("allocated blocks") : tr("allocations"));
     m_allocationTotal->setText(alive ? tr("%1 in the segments, %2 in all (the allocated total above)").arg(count, total)
@@ -232,12 +232,10 @@ void AllocatorPanel::updateAllocationTotal()
 void AllocatorPanel::showStack(std::int32_t stack)
 {
     m_stack->clear();
-    if (!m_session || stack < 0)
+    const std::vector<StackFrame> *frames = m_session ? stackFrames(m_session->allocator(), stack) : nullptr;
+    if (!frames)
         return;
-    const auto &stacks = m_session->allocator().stacks;
-    if (static_cast<std::size_t>(stack) >= stacks.size())
-        return;
-    for (const StackFrame &f : stacks[static_cast<std::size_t>(stack)])
+    for (const StackFrame &f : *frames)
         m_stack->addItem(formatStackFrame(f));
 }
 
