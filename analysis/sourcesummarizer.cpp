@@ -127,7 +127,7 @@ void SourceSummarizer::thin(SourceBuilder &source, SummaryFacts &facts, const Li
 
     // Flows name spans by index, and most of their spans go: a summary keeps none.
     source.clearFlows();
-    ArgsArena args;
+    TextArena args;
     auto carry = [&](ArgsId id) { return id == kNoArgs ? kNoArgs : args.add(source.args(id)); };
     const TimeRange range = source.source().timeRange;
     for (std::size_t id = 0; id < source.tracks().size(); ++id) {

@@ -86,6 +86,14 @@ QString LogStyle::flagNames(std::uint16_t flags)
     return out.join(QStringLiteral(", "));
 }
 
+QString LogStyle::message(const LogEvidence &logs, const LogRecord &record)
+{
+    if (logs.lost(record))
+        return tr("(message no longer in the import cache: open the file again to read it)");
+    const std::string_view text = logs.text(record);
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
 QString LogStyle::rankName(RankId rank)
 {
     if (rank == kJobLevel)

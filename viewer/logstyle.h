@@ -35,6 +35,9 @@ public:
     static QString kindName(LogKind kind);
     /// The LogFlag bits as words ("out of memory, watchdog timeout"); empty when none.
     static QString flagNames(std::uint16_t flags);
+    /// The message of `record`, or a note saying it is gone from the import cache (evicted or
+    /// cleared while the session was open: opening the files again reads it back).
+    static QString message(const LogEvidence &logs, const LogRecord &record);
     /// "rank 3", "job" (torchrun's agent) or "unknown".
     static QString rankName(RankId rank);
     /// Draws the marker of `mark` centred on `center`; `radius` is half its height. `outline`

@@ -58,8 +58,9 @@ std::vector<Evidence> lastLines(const RuleContext &ctx, RankId rank, TimeNs befo
             continue;
         if (before != kNoTime && r.time != kNoTime && ctx.aligned(r.rank, r.time) > before)
             continue;
-        const std::size_t lead = r.text.find_first_not_of(' ');
-        if (lead == std::string::npos || r.text[lead] == '|' || r.text[lead] == '=' || r.text.compare(lead, 3, "---") == 0)
+        const std::string_view text = ctx.session.logs().text(r);
+        const std::size_t lead = text.find_first_not_of(' ');
+        if (lead == std::string::npos || text[lead] == '|' || text[lead] == '=' || text.compare(lead, 3, "---") == 0)
             continue;
         mine.push_back(&r);
         if (r.level == LogLevel::Error)
@@ -111,11 +112,12 @@ std::vector<Evidence> initEvidence(const RuleContext &ctx)
     for (const LogRecord &r : ctx.session.logs().records) {
         if (r.kind != LogKind::Nccl)
             continue;
-        const bool isNet = r.text.find("NET/") != std::string::npos || r.text.find("Using network") != std::string::npos;
-        std::string body = r.text.substr(r.text.find("NCCL") == std::string::npos ? 0 : r.text.find("NCCL"));
+        const std::string_view text = ctx.session.logs().text(r);
+        const bool isNet = text.find("NET/") != std::string::npos || text.find("Using network") != std::string::npos;
+        std::string body(text.substr(text.find("NCCL") == std::string::npos ? 0 : text.find("NCCL")));
         if (!seen.insert(body).second)
             continue;
-        if ((r.flags & LogFlagNcclInit) && init < 2 && r.text.find("COMPLETE") != std::string::npos)
+        if ((r.flags & LogFlagNcclInit) && init < 2 && text.find("COMPLETE") != std::string::npos)
             ++init, out.push_back(ctx.evidence(r));
         else if (r.level == LogLevel::Warning && warns < 4)
             ++warns, out.push_back(ctx.evidence(r));

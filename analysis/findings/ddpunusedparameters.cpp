@@ -12,7 +12,7 @@ namespace rs::rules {
 
 namespace {
 
-bool mentionsUnusedParameters(const std::string &text)
+bool mentionsUnusedParameters(std::string_view text)
 {
     std::string lower(text);
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -30,12 +30,13 @@ public:
         for (const LogRecord &r : ctx.session.logs().records) {
             if (!(r.flags & LogFlagUnusedParameters))
                 continue;
-            const bool error = r.text.find("Expected to have finished reduction") != std::string::npos
-                || r.text.find("did not receive grad") != std::string::npos;
-            const bool wasted = r.text.find("did not find any unused parameters") != std::string::npos;
+            const std::string_view text = ctx.session.logs().text(r);
+            const bool error = text.find("Expected to have finished reduction") != std::string::npos
+                || text.find("did not receive grad") != std::string::npos;
+            const bool wasted = text.find("did not find any unused parameters") != std::string::npos;
             // The option's name alone is no evidence: HF Trainer prints its arguments at start
             // ("ddp_find_unused_parameters=None,"), and scripts echo their configs.
-            if (!error && !wasted && !mentionsUnusedParameters(r.text))
+            if (!error && !wasted && !mentionsUnusedParameters(text))
                 continue;
             const int kind = error ? 0 : wasted ? 1 : 2;
             Finding &f = byKind[kind];

@@ -70,10 +70,13 @@ public:
         }
         static const std::regex kDriver(R"(cudaDriverVersion (\d+))");
         for (const LogRecord &r : ctx.session.logs().records) {
-            if (r.kind != LogKind::Nccl || r.rank < 0 || r.text.find("cudaDriverVersion") == std::string::npos)
+            if (r.kind != LogKind::Nccl || r.rank < 0)
                 continue;
-            std::smatch m;
-            if (std::regex_search(r.text, m, kDriver)) {
+            const std::string_view text = ctx.session.logs().text(r);
+            if (text.find("cudaDriverVersion") == std::string::npos)
+                continue;
+            std::match_results<std::string_view::const_iterator> m;
+            if (std::regex_search(text.begin(), text.end(), m, kDriver)) {
                 Versions &v = byRank[r.rank];
                 v.driver = std::stoi(m[1].str());
                 v.driverWhere = ctx.evidence(r).text;

@@ -44,7 +44,7 @@ const LogRecord *initFrame(const RuleContext &ctx, const OomEvent &o, const char
     };
     std::int64_t start = -1;
     for (const LogRecord &r : ctx.session.logs().records)
-        if (near(r) && r.text.find("Traceback (most recent call last)") != std::string::npos)
+        if (near(r) && ctx.session.logs().text(r).find("Traceback (most recent call last)") != std::string::npos)
             start = std::max(start, r.line);
     if (start < 0)
         return nullptr;
@@ -52,7 +52,7 @@ const LogRecord *initFrame(const RuleContext &ctx, const OomEvent &o, const char
         if (!near(r) || r.line < start)
             continue;
         for (const Marker &m : kMarkers)
-            if (r.text.find(m.text) != std::string::npos) {
+            if (ctx.session.logs().text(r).find(m.text) != std::string::npos) {
                 *what = m.what;
                 return &r;
             }

@@ -15,16 +15,15 @@ enum class Cause { Network, Cuda, Abort, Other, Benign };
 
 // Warnings NCCL prints on healthy jobs: optional libraries it probes for and falls back from
 // (InfiniBand verbs on hosts without IB, the external net plugin), and tuning hints.
-bool benign(const std::string &t)
+bool benign(std::string_view t)
 {
     static constexpr const char *kBenign[] = {"Failed to open libibverbs", "libnccl-net", "NET/Plugin",
                                               "NUMA auto balancing", "Could not find real path of"};
     return std::any_of(std::begin(kBenign), std::end(kBenign), [&t](const char *s) { return t.find(s) != std::string::npos; });
 }
 
-Cause classify(const LogRecord &r)
+Cause classify(const LogRecord &r, std::string_view t)
 {
-    const std::string &t = r.text;
     auto has = [&t](const char *s) { return t.find(s) != std::string::npos; };
     if (r.flags & LogFlagNcclAbort)
         return Cause::Abort;
@@ -59,7 +58,7 @@ public:
         for (const LogRecord &r : ctx.session.logs().records) {
             if (r.kind != LogKind::Nccl || (r.level == LogLevel::Info && !(r.flags & LogFlagNcclAbort)))
                 continue;
-            const Cause cause = classify(r);
+            const Cause cause = classify(r, ctx.session.logs().text(r));
             Finding &f = byCause[cause];
             if (f.evidence.empty()) {
                 switch (cause) {

@@ -55,6 +55,7 @@ bool secondaryException(std::string_view text)
 struct Failure {
     RankId rank = kJobLevel;
     const LogRecord *exception = nullptr;   // the traceback's exception line
+    std::string message;                    // its text
     const ChildFailure *child = nullptr;    // the launcher's report
     const JobEvent *event = nullptr;        // the scheduler's action (job level)
     bool rootCause = false;                 // torchrun's "first observed failure"
@@ -101,7 +102,7 @@ std::string clip(std::string s, std::size_t n)
 std::string fixFor(const Failure &f)
 {
     if (f.exception) {
-        const std::string &t = f.exception->text;
+        const std::string &t = f.message;
         const std::string type = exceptionType(t);
         std::string quoted;
         if (const auto q = t.find('\''); q != std::string::npos)
@@ -258,8 +259,11 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
         if (r.rank >= 0) {
             Failure &f = byRank[r.rank];
             f.rank = r.rank;
-            if (!f.exception || (secondaryException(f.exception->text) && !secondaryException(r.text)))
+            const std::string_view text = logs.text(r);
+            if (!f.exception || (secondaryException(f.message) && !secondaryException(text))) {
                 f.exception = &r;
+                f.message = std::string(text);
+            }
             f.note(ctx.evidence(r), r.source, r.line);
         } else if (root && r.source == childSource(*root) && r.line < root->line) {
             orphan = &r;
@@ -269,15 +273,16 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
         Failure &f = byRank[root->rank];
         if (!f.exception) {
             f.exception = orphan;
+            f.message = std::string(logs.text(*orphan));
             Evidence e = ctx.evidence(*orphan);
             e.rank = root->rank;
             f.note(e, orphan->source, orphan->line);
         }
     }
     for (auto &[rank, f] : byRank)
-        if (f.exception && secondaryException(f.exception->text) && !f.child)
+        if (f.exception && secondaryException(f.message) && !f.child)
             f.secondary = true;
-        else if (f.exception && !secondaryException(f.exception->text))
+        else if (f.exception && !secondaryException(f.message))
             f.secondary = false; // a real exception, whatever signal the launcher saw afterwards
 
     // The scheduler's actions (job level).
@@ -368,7 +373,7 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
     for (const LogRecord &r : logs.records)
         gpuCause |= (r.kind == LogKind::Nccl && r.level == LogLevel::Warning) || (r.flags & (LogFlagOom | LogFlagNcclAbort | LogFlagWatchdogTimeout));
     if (first->exception)
-        gpuCause |= contains(first->exception->text, "CUDA") || contains(first->exception->text, "NCCL");
+        gpuCause |= contains(first->message, "CUDA") || contains(first->message, "NCCL");
 
     Finding f;
     // The job died when a launcher or the scheduler says a process ended; a traceback alone may
@@ -381,7 +386,7 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
                        : std::string();
     const bool others = candidates.size() + (hung.empty() ? 0 : 1) > 1;
     if (first->exception) {
-        f.title = who + (others ? " failed first with " : " failed with ") + clip(first->exception->text, 200);
+        f.title = who + (others ? " failed first with " : " failed with ") + clip(first->message, 200);
     } else if (first->child) {
         const ChildFailure &c = *first->child;
         f.title = who + (c.exitCode < 0 ? " died of " + signalName(c) + " (exitcode " + std::to_string(c.exitCode) + ")"
@@ -406,7 +411,7 @@ void RankFailureRule::evaluate(const RuleContext &ctx, std::vector<Finding> &out
     f.evidence = first->evidence;
     if (first->exception) // the exception says why; the launcher's line only that it happened
         std::stable_partition(f.evidence.begin(), f.evidence.end(),
-                              [&](const Evidence &e) { return e.line == first->exception->line && e.text.find(first->exception->text) != std::string::npos; });
+                              [&](const Evidence &e) { return e.line == first->exception->line && e.text.find(first->message) != std::string::npos; });
     f.timeNs = first->time;
     // An out-of-memory exception happened when the OOM did: the profiler or the allocator may have
     // timed it where the untimed traceback could not.

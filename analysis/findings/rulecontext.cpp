@@ -60,7 +60,7 @@ Evidence RuleContext::evidence(const LogRecord &r) const
     e.path = r.source < session.sources().size() ? session.sources()[r.source].evidencePath() : std::string();
     e.line = r.line;
     e.rank = r.rank;
-    std::string text = r.text;
+    std::string text(session.logs().text(r));
     if (text.size() > 300)
         text = text.substr(0, 297) + "...";
     e.text = e.path + ":" + std::to_string(r.line) + ": " + text;

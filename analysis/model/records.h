@@ -2,6 +2,7 @@
 // Untimed or sparsely timed evidence attached to a rank: printed memory_summary() tables, CUDA OOM
 // messages, and log records. Times are wall-clock ns when the source gave one, else kNoTime.
 
+#include "textarena.h"
 #include "types.h"
 
 #include <cstdint>
@@ -110,7 +111,7 @@ struct LogRecord {
     std::uint16_t flags = 0;    ///< LogFlag bits
     std::int32_t process = -1;  ///< index into LogEvidence::processes when the line's process had no
                                 ///< known rank in a log of several processes, else -1
-    std::string text;           ///< the message without launcher/rank prefixes
+    TextId text = kNoText;      ///< the message without launcher/rank prefixes: LogEvidence::text(record)
 };
 
 /// An NCCL communicator member, from "comm 0x.. rank R nranks N cudaDev D ... busId B commId C - Init COMPLETE".
@@ -251,6 +252,11 @@ namespace rs {
 /// Everything read from logs, kept together so builders and the session handle it as one unit.
 struct LogEvidence {
     std::vector<LogRecord> records;        ///< in source order
+    /// The records' messages: texts[r.source] holds r.text (a SourceBuilder's records are all of
+    /// its source 0 until SessionBuilder numbers them). Messages are most of a job log's bytes and a
+    /// few of them are ever read — the rules read the records their kind and flags select, the log
+    /// view the rows on screen — so an arena read back from the cache loads them by the block.
+    std::vector<TextArena> texts;
     std::vector<NcclCommInfo> comms;       ///< NCCL Init START/COMPLETE lines
     std::vector<NcclSetting> settings;     ///< NCCL environment settings echoed
     std::vector<NcclCall> calls;           ///< COLL subsystem calls
@@ -265,6 +271,22 @@ struct LogEvidence {
         return records.empty() && comms.empty() && settings.empty() && calls.empty() && timeouts.empty()
             && failures.empty() && progress.empty() && jobEvents.empty();
     }
+    /// The message of `r`: empty when it has none, or when its block of a lazy arena can no longer
+    /// be loaded (lost() says so).
+    std::string_view text(const LogRecord &r) const
+    {
+        return r.source < texts.size() ? texts[r.source].view(r.text) : std::string_view();
+    }
+    /// Stores the message of a record of `source` and returns its id.
+    TextId addText(std::string_view text, SourceId source = 0)
+    {
+        if (texts.size() <= source)
+            texts.resize(std::size_t(source) + 1);
+        return texts[source].add(text);
+    }
+    /// True when `r` has a message that could not be loaded back from the cache (its entry was
+    /// evicted or cleared while the session was open).
+    bool lost(const LogRecord &r) const { return r.text != kNoText && text(r).empty(); }
 };
 
 } // namespace rs

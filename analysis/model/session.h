@@ -2,7 +2,7 @@
 // The frozen session: everything read from every source, per rank, immutable once built.
 // Shared between threads as std::shared_ptr<const Session>; built by SessionBuilder.
 
-#include "argsarena.h"
+#include "textarena.h"
 #include "flow.h"
 #include "flightrecords.h"
 #include "gpurecords.h"
@@ -98,7 +98,7 @@ public:
 private:
     friend class SessionBuilder;
     std::vector<Source> m_sources;
-    std::vector<ArgsArena> m_args; // one per source
+    std::vector<TextArena> m_args; // one per source
     std::vector<Rank> m_ranks;
     std::vector<Track> m_tracks;
     std::vector<Collective> m_collectives;

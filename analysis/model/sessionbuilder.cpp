@@ -325,6 +325,11 @@ std::shared_ptr<const Session> SessionBuilder::freeze()
         };
         for (LogRecord &r : b.m_logs.records)
             r.source = sourceId;
+        // The builder's messages move whole (their chunks, loaded or lazy, keep their place).
+        if (s.m_logs.texts.size() <= sourceId)
+            s.m_logs.texts.resize(std::size_t(sourceId) + 1);
+        if (!b.m_logs.texts.empty())
+            s.m_logs.texts[sourceId] = std::move(b.m_logs.texts.front());
         appendLogs(b.m_logs.records, s.m_logs.records);
         appendLogs(b.m_logs.comms, s.m_logs.comms);
         appendLogs(b.m_logs.settings, s.m_logs.settings);

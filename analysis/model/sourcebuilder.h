@@ -2,7 +2,7 @@
 // What one importer task fills while it reads one file, on a worker thread. It owns its own string
 // pool and args arena so tasks never share mutable state; SessionBuilder merges finished builders.
 
-#include "argsarena.h"
+#include "textarena.h"
 #include "flow.h"
 #include "session.h"
 
@@ -31,7 +31,7 @@ public:
     /// The raw args of `id` in this source's arena.
     std::string_view args(ArgsId id) const { return m_args.view(id); }
     /// Replaces the args arena; the spans and instants kept must refer to ids of the new one.
-    void replaceArgs(ArgsArena args) { m_args = std::move(args); }
+    void replaceArgs(TextArena args) { m_args = std::move(args); }
 
     /// Finds or creates the track of `kind` for (pid, tid, device). `rank` may stay kNoRank: such
     /// tracks take the source's rank when the session is frozen.
@@ -103,7 +103,7 @@ private:
                 std::int64_t offset);
     Source m_source;
     StringPool m_strings;
-    ArgsArena m_args;
+    TextArena m_args;
     std::vector<Track> m_tracks;
     std::map<std::tuple<int, std::int64_t, std::int64_t, std::int32_t, RankId>, TrackId> m_trackIndex;
     std::vector<Step> m_steps;

@@ -27,8 +27,11 @@ inline constexpr TrackId kNoTrack = std::numeric_limits<TrackId>::max();
 using SourceId = std::uint32_t;
 
 /// Index into the session's args arena (raw, compacted JSON text of an event's args). 0 = no args.
-using ArgsId = std::uint32_t;
-inline constexpr ArgsId kNoArgs = 0;
+/// An entry of a TextArena (args JSON, log messages); 0 is the empty text.
+using TextId = std::uint32_t;
+inline constexpr TextId kNoText = 0;
+using ArgsId = TextId;
+inline constexpr ArgsId kNoArgs = kNoText;
 
 /// A half-open time interval [begin, end).
 struct TimeRange {

@@ -389,8 +389,9 @@ bool ChromeTraceExport::write(const Session &session, const std::vector<RankAlig
             const std::string where = r.source < session.sources().size()
                 ? session.sources()[r.source].evidencePath() + ":" + std::to_string(r.line)
                 : std::string();
-            mark(pid, ofRank ? logTid : kJobLogTid, r.text.substr(0, 120), r.time + (ofRank ? offsetOf(r.rank) : 0), 0,
-                 {{"text", r.text}, {"level", r.level == LogLevel::Error ? "error" : r.level == LogLevel::Warning ? "warning" : "info"}, {"where", where}});
+            const std::string text(session.logs().text(r));
+            mark(pid, ofRank ? logTid : kJobLogTid, text.substr(0, 120), r.time + (ofRank ? offsetOf(r.rank) : 0), 0,
+                 {{"text", text}, {"level", r.level == LogLevel::Error ? "error" : r.level == LogLevel::Warning ? "warning" : "info"}, {"where", where}});
             if (!w.ok())
                 break;
         }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <sys/mman.h>
 #include <map>
@@ -201,7 +202,8 @@ private:
 // gathered in one reused buffer: the texts are never concatenated whole (a trace's args can be
 // hundreds of MB).
 template <typename Get>
-void writeTexts(std::vector<SourceArchive::Column> &out, const std::string &name, std::size_t first, std::size_t end, Get get)
+void writeTexts(std::vector<SourceArchive::Column> &out, const std::string &name, std::size_t first, std::size_t end, Get get,
+                std::size_t maxBlock = SourceArchive::kBlockBytes)
 {
     std::vector<std::uint32_t> lengths;
     lengths.reserve(end > first ? end - first : 0);
@@ -220,7 +222,7 @@ void writeTexts(std::vector<SourceArchive::Column> &out, const std::string &name
     data.rawBytes = total;
     std::string buffer;
     std::size_t next = first;
-    for (std::size_t blockBytes : ArgsArena::packChunks(lengths, SourceArchive::kBlockBytes)) {
+    for (std::size_t blockBytes : TextArena::packChunks(lengths, maxBlock)) {
         buffer.clear();
         while (buffer.size() < blockBytes && next < end)
             buffer.append(get(next++));
@@ -236,15 +238,37 @@ void writeTexts(std::vector<SourceArchive::Column> &out, const std::string &name
 
 } // namespace
 
-void SourceArchive::releaseArgs(SourceBuilder &b, std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks)
+namespace {
+
+// A lazy arena over the entries of `arena`, chunked as write() stored them.
+void release(TextArena &arena, std::size_t maxBlock, std::shared_ptr<const TextArena::ChunkLoader> loader)
 {
+    if (!loader)
+        return;
     std::vector<std::uint32_t> lengths;
-    lengths.reserve(b.m_args.count());
-    for (std::size_t i = 1; i <= b.m_args.count(); ++i)
-        lengths.push_back(static_cast<std::uint32_t>(b.m_args.view(static_cast<ArgsId>(i)).size()));
-    ArgsArena lazy;
-    if (lazy.setLazy(lengths, ArgsArena::packChunks(lengths, kBlockBytes), std::move(argsBlocks)))
-        b.m_args = std::move(lazy);
+    lengths.reserve(arena.count());
+    for (std::size_t i = 1; i <= arena.count(); ++i)
+        lengths.push_back(static_cast<std::uint32_t>(arena.view(static_cast<TextId>(i)).size()));
+    TextArena lazy;
+    if (lazy.setLazy(lengths, TextArena::packChunks(lengths, maxBlock), std::move(loader)))
+        arena = std::move(lazy);
+}
+
+} // namespace
+
+void SourceArchive::releaseTexts(SourceBuilder &b,
+                                 const std::function<std::shared_ptr<const TextArena::ChunkLoader>(const std::string &)> &loaderOf)
+{
+    if (!b.m_args.isLazy())
+        release(b.m_args, kBlockBytes, loaderOf(kArgsData));
+    if (!b.m_logs.texts.empty() && !b.m_logs.texts.front().isLazy())
+        release(b.m_logs.texts.front(), kLogBlockBytes, loaderOf(kLogsData));
+}
+
+const std::vector<std::string> &SourceArchive::lazyColumns()
+{
+    static const std::vector<std::string> names{kArgsData, kLogsData};
+    return names;
 }
 
 bool SourceArchive::decompressBlock(std::string_view frame, char *out, std::size_t raw)
@@ -253,20 +277,36 @@ bool SourceArchive::decompressBlock(std::string_view frame, char *out, std::size
     return !ZSTD_isError(n) && n == raw;
 }
 
+namespace {
+
+std::string byteOrder()
+{
+    const std::uint16_t probe = 1;
+    return *reinterpret_cast<const std::uint8_t *>(&probe) ? " le" : " be";
+}
+
+} // namespace
+
 std::string SourceArchive::layoutId()
 {
     // Record sizes and the byte order: a different build of the model cannot misread an entry.
-    const std::uint16_t probe = 1;
-    return "rankscope-source/3 span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant))
-        + " flow" + std::to_string(sizeof(Flow))
-        + (*reinterpret_cast<const std::uint8_t *>(&probe) ? " le" : " be");
+    return "rankscope-source/4 span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant))
+        + " flow" + std::to_string(sizeof(Flow)) + " log" + std::to_string(sizeof(LogRecord)) + byteOrder();
 }
 
-std::string SourceArchive::previousLayoutId()
+std::vector<std::string> SourceArchive::previousLayoutIds()
 {
-    const std::uint16_t probe = 1;
-    return "rankscope-source/2 span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant))
-        + (*reinterpret_cast<const std::uint8_t *>(&probe) ? " le" : " be");
+    const std::string records = " span" + std::to_string(sizeof(Span)) + " instant" + std::to_string(sizeof(Instant));
+    return {"rankscope-source/3" + records + " flow" + std::to_string(sizeof(Flow)) + byteOrder(),
+            "rankscope-source/2" + records + byteOrder()};
+}
+
+bool SourceArchive::readsLayout(const std::string &id)
+{
+    if (id == layoutId())
+        return true;
+    const std::vector<std::string> older = previousLayoutIds();
+    return std::find(older.begin(), older.end(), id) != older.end();
 }
 
 std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
@@ -291,6 +331,11 @@ std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
     // Id 0 is the empty string in every pool; the rest are interned again in order on reading.
     writeTexts(out, "strings", 1, b.m_strings.size(), [&](std::size_t i) { return b.m_strings.view(static_cast<StringId>(i)); });
     writeTexts(out, "args", 1, b.m_args.count() + 1, [&](std::size_t i) { return b.m_args.view(static_cast<ArgsId>(i)); });
+    // A builder's messages are all in its first arena (its records are of source 0).
+    static const TextArena kNoMessages;
+    const TextArena &messages = b.m_logs.texts.empty() ? kNoMessages : b.m_logs.texts.front();
+    writeTexts(out, "logs", 1, messages.count() + 1, [&](std::size_t i) { return messages.view(static_cast<TextId>(i)); },
+               kLogBlockBytes);
     for (std::size_t i = 0; i < b.m_tracks.size(); ++i) {
         const Track &t = b.m_tracks[i];
         const std::string p = "t" + std::to_string(i) + ".";
@@ -310,16 +355,12 @@ std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
     return out;
 }
 
-std::optional<SourceBuilder> SourceArchive::read(const std::vector<Column> &columns, std::string *error,
-                                                 std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks,
-                                                 const std::vector<std::uint64_t> &argsBlockRaw)
+std::optional<SourceBuilder> SourceArchive::read(const std::vector<Column> &columns, std::string *error, const LazyColumns &lazy)
 {
-    return read(MemoryColumns(columns), error, std::move(argsBlocks), argsBlockRaw);
+    return read(MemoryColumns(columns), error, lazy);
 }
 
-std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, std::string *error,
-                                                 std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks,
-                                                 const std::vector<std::uint64_t> &argsBlockRaw)
+std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, std::string *error, const LazyColumns &lazy)
 {
     try {
         const auto raw = [&](const std::string &name) {
@@ -330,9 +371,17 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
         const auto has = [&](const std::string &name) { return columns.has(name); };
 
         const std::string metaBytes = raw("meta");
-        const json meta = json::from_cbor(metaBytes);
-        if (!readsLayout(meta.at("layout").get<std::string>()))
+        json meta = json::from_cbor(metaBytes);
+        const std::string layout = meta.at("layout").get<std::string>();
+        if (!readsLayout(layout))
             throw std::runtime_error("written with another layout");
+        // Before /4 each record's message was inline: taken out here, stored once the records are read.
+        std::vector<std::string> inlineMessages;
+        if (layout != layoutId())
+            for (json &r : meta.at("logs").at("records")) {
+                inlineMessages.push_back(r.at("text").get<std::string>());
+                r["text"] = kNoText;
+            }
         SourceBuilder b(meta.at("source").at("path").get<std::string>());
         meta.at("source").get_to(b.m_source);
         meta.at("steps").get_to(b.m_steps);
@@ -360,20 +409,39 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
             if (b.m_strings.intern(s) != expect++)
                 throw std::runtime_error("the string pool holds a repeated string");
         });
-        if (has(kArgsData)) {
-            expect = 1;
-            readTexts("args", [&](std::string_view s) {
-                if (b.m_args.add(s) != expect++)
-                    throw std::runtime_error("the args arena holds an empty entry");
-            });
-        } else {
-            // Details on demand: the entries' places now, their text when first viewed.
-            const auto lengths = arrayOf<std::uint32_t>(columns, "args.len");
-            std::vector<std::size_t> sizes(argsBlockRaw.begin(), argsBlockRaw.end());
+        // Held whole when the column is there, else lazy: the entries' places now, their text when
+        // first viewed.
+        const auto arenaOf = [&](const std::string &name, TextArena &arena) {
+            const std::string data = name + ".data";
+            if (has(data)) {
+                expect = 1;
+                readTexts(name, [&](std::string_view s) {
+                    if (arena.add(s) != expect++)
+                        throw std::runtime_error("the " + name + " arena holds an empty entry");
+                });
+                return;
+            }
+            const auto lengths = arrayOf<std::uint32_t>(columns, name + ".len");
+            const auto it = lazy.find(data);
+            if (it == lazy.end())
+                throw std::runtime_error("column " + data + " is missing");
+            std::vector<std::size_t> sizes(it->second.blockRaw.begin(), it->second.blockRaw.end());
             if (sizes.size() == 1 && sizes.front() == 0 && lengths.empty())
                 sizes.clear();
-            if (!argsBlocks || !b.m_args.setLazy(lengths, sizes, std::move(argsBlocks)))
-                throw std::runtime_error("the args blocks do not match their entries");
+            if (!it->second.loader || !arena.setLazy(lengths, sizes, it->second.loader))
+                throw std::runtime_error("the " + data + " blocks do not match their entries");
+        };
+        arenaOf("args", b.m_args);
+        b.m_logs.texts.resize(1);
+        TextArena &messages = b.m_logs.texts.front();
+        if (layout != layoutId()) {
+            for (std::size_t i = 0; i < inlineMessages.size(); ++i)
+                b.m_logs.records[i].text = messages.add(inlineMessages[i]);
+        } else {
+            arenaOf("logs", messages);
+            for (const LogRecord &r : b.m_logs.records)
+                if (r.text > messages.count() || r.source != 0)
+                    throw std::runtime_error("a log record names a message the log does not have");
         }
 
         const json &tracks = meta.at("tracks");

@@ -10,6 +10,8 @@
 #include "sourcebuilder.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,20 +29,26 @@ public:
         std::vector<std::string> blocks;      ///< zstd frames, each at most kBlockBytes raw (args: whole entries)
         std::vector<std::uint64_t> blockRaw;  ///< bytes of each block once decompressed
     };
-    /// The column of the args' text, which a cache may leave out and load block by block later.
+    /// The columns of texts a cache may leave out and load block by block later: the args' JSON
+    /// and the log records' messages.
     static constexpr const char *kArgsData = "args.data";
+    static constexpr const char *kLogsData = "logs.data";
+    static const std::vector<std::string> &lazyColumns();
 
     /// Raw bytes per zstd block: large enough to compress well, small enough to stream.
     static constexpr std::size_t kBlockBytes = 8u << 20;
+    /// Raw bytes per block of log messages: a rule that reads one record loads its block, so
+    /// smaller blocks keep a reopened log's memory close to what was read.
+    static constexpr std::size_t kLogBlockBytes = 1u << 20;
     /// Changes whenever the columns or the records' layout change; part of every cache key.
     static std::string layoutId();
-    /// The layout before this one (rankscope-source/2: the same records, no flows column and no
-    /// flow counts), still readable: its sources come back without flows. Summaries made by the
-    /// release before flows need not be made again; a cache entry of it is never looked up (the
-    /// layout is part of the key).
-    static std::string previousLayoutId();
+    /// Earlier layouts still readable, newest first. rankscope-source/3: log messages inline in the
+    /// meta document instead of a logs column; /2: also no flows column and no flow counts (its
+    /// sources come back without flows). Summaries made by those releases need not be made again;
+    /// cache entries of them are never looked up (the layout is part of the key).
+    static std::vector<std::string> previousLayoutIds();
     /// Whether read() takes columns written with layout `id`.
-    static bool readsLayout(const std::string &id) { return id == layoutId() || id == previousLayoutId(); }
+    static bool readsLayout(const std::string &id);
 
     /// The columns of `source` (finished: sorted and nested, as importFile returns it).
     static std::vector<Column> write(const SourceBuilder &source);
@@ -56,20 +64,26 @@ public:
         /// Decompresses the column into `out` (rawBytes long); throws when it is missing or damaged.
         virtual void read(const std::string &name, char *out) const = 0;
     };
-    static std::optional<SourceBuilder> read(const ColumnSource &columns, std::string *error = nullptr,
-                                             std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks = nullptr,
-                                             const std::vector<std::uint64_t> &argsBlockRaw = {});
+    /// A text column left out of the ColumnSource: its blocks come from `loader` when an entry is
+    /// first viewed (block i of the column is the arena's chunk i), with sizes `blockRaw`.
+    struct LazyColumn {
+        std::shared_ptr<const TextArena::ChunkLoader> loader;
+        std::vector<std::uint64_t> blockRaw;
+    };
+    /// Lazy text columns by name (kArgsData, kLogsData).
+    using LazyColumns = std::map<std::string, LazyColumn, std::less<>>;
 
     /// The source back from `columns`, or nothing (with `error` set) when a column is missing,
-    /// damaged or of another layout. Without an args.data column the args arena is lazy: its
-    /// blocks come from `argsBlocks` when an entry is first viewed (block i of the column is the
-    /// arena's chunk i), with sizes from `argsBlockRaw`.
+    /// damaged or of another layout. A text column of lazyColumns() missing from `columns` makes a
+    /// lazy arena over `lazy`'s entry of that name.
+    static std::optional<SourceBuilder> read(const ColumnSource &columns, std::string *error = nullptr,
+                                             const LazyColumns &lazy = {});
     static std::optional<SourceBuilder> read(const std::vector<Column> &columns, std::string *error = nullptr,
-                                             std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks = nullptr,
-                                             const std::vector<std::uint64_t> &argsBlockRaw = {});
-    /// Replaces `source`'s args arena, held in memory, by a lazy one over the same entries whose
-    /// chunks come from `argsBlocks` (the args.data column write() made of it).
-    static void releaseArgs(SourceBuilder &source, std::shared_ptr<const ArgsArena::ChunkLoader> argsBlocks);
+                                             const LazyColumns &lazy = {});
+    /// Replaces `source`'s args and log messages, held in memory, by lazy arenas over the same
+    /// entries whose chunks come from `loaderOf(column)` (the columns write() made of them).
+    static void releaseTexts(SourceBuilder &source,
+                             const std::function<std::shared_ptr<const TextArena::ChunkLoader>(const std::string &column)> &loaderOf);
     /// Decompresses one block (a zstd frame) of `raw` bytes into `out`; false when damaged.
     static bool decompressBlock(std::string_view frame, char *out, std::size_t raw);
 };

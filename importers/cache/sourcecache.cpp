@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -112,8 +113,8 @@ std::unique_ptr<Db> open(const std::string &dir, const std::string &path)
     throw std::runtime_error("cannot open the cache database");
 }
 
-// A lazy args arena's chunks: the blocks of its entry's args.data column, read when first viewed.
-// An entry evicted or cleared since gives nothing, and those args view as empty.
+// The columns of one entry but its lazy text columns (args, log messages), which stay in the
+// cache until an entry of them is viewed.
 class SqliteColumns final : public SourceArchive::ColumnSource
 {
 public:
@@ -121,11 +122,14 @@ public:
         : m_key(std::move(key))
         , m_read(db, "SELECT raw, data FROM columns WHERE key = ?1 AND name = ?2 ORDER BY block")
     {
-        Stmt sizes(db, "SELECT name, SUM(raw) FROM columns WHERE key = ?1 AND name != ?2 GROUP BY name");
-        sizes.text(1, m_key).text(2, SourceArchive::kArgsData);
-        while (sizes.step())
-            m_raw[std::string(reinterpret_cast<const char *>(sqlite3_column_text(sizes.s, 0)), sqlite3_column_bytes(sizes.s, 0))] =
-                static_cast<std::uint64_t>(sqlite3_column_int64(sizes.s, 1));
+        const std::vector<std::string> &lazy = SourceArchive::lazyColumns();
+        Stmt sizes(db, "SELECT name, SUM(raw) FROM columns WHERE key = ?1 GROUP BY name");
+        sizes.text(1, m_key);
+        while (sizes.step()) {
+            std::string name(reinterpret_cast<const char *>(sqlite3_column_text(sizes.s, 0)), sqlite3_column_bytes(sizes.s, 0));
+            if (std::find(lazy.begin(), lazy.end(), name) == lazy.end())
+                m_raw[std::move(name)] = static_cast<std::uint64_t>(sqlite3_column_int64(sizes.s, 1));
+        }
     }
     bool empty() const { return m_raw.empty(); }
     bool has(const std::string &name) const override { return m_raw.count(name) > 0; }
@@ -160,13 +164,17 @@ private:
     std::map<std::string, std::uint64_t, std::less<>> m_raw;
 };
 
-class ArgsBlocks final : public ArgsArena::ChunkLoader
+// A lazy arena's chunks: the blocks of its entry's text column, read when first viewed. An entry
+// evicted or cleared since gives nothing: those texts view as empty and the arena counts the chunk
+// as failed (the log view says the message is gone from the cache).
+class ColumnBlocks final : public TextArena::ChunkLoader
 {
 public:
-    ArgsBlocks(std::string dir, std::string path, std::string key)
+    ColumnBlocks(std::string dir, std::string path, std::string key, std::string column)
         : m_dir(std::move(dir))
         , m_path(std::move(path))
         , m_key(std::move(key))
+        , m_column(std::move(column))
     {
     }
 
@@ -175,7 +183,7 @@ public:
         try {
             auto db = open(m_dir, m_path);
             Stmt q(db->db, "SELECT data FROM columns WHERE key = ?1 AND name = ?2 AND block = ?3");
-            q.text(1, m_key).text(2, SourceArchive::kArgsData).integer(3, chunk);
+            q.text(1, m_key).text(2, m_column).integer(3, chunk);
             if (!q.step())
                 return nullptr;
             std::unique_ptr<char[]> out(new char[bytes]); // not zeroed: every byte is written
@@ -188,7 +196,7 @@ public:
     }
 
 private:
-    std::string m_dir, m_path, m_key;
+    std::string m_dir, m_path, m_key, m_column;
 };
 
 // Least recently used entries go first while the cache is over `limit` (never `keep`, the one
@@ -286,14 +294,17 @@ std::optional<SourceBuilder> SourceCache::load(const std::string &key, const std
         SqliteColumns columns(db->db, key);
         if (columns.empty())
             return std::nullopt;
-        std::vector<std::uint64_t> argsRaw;
-        Stmt blocks(db->db, "SELECT raw FROM columns WHERE key = ?1 AND name = ?2 ORDER BY block");
-        blocks.text(1, key).text(2, SourceArchive::kArgsData);
-        while (blocks.step())
-            argsRaw.push_back(static_cast<std::uint64_t>(sqlite3_column_int64(blocks.s, 0)));
+        SourceArchive::LazyColumns lazy;
+        for (const std::string &name : SourceArchive::lazyColumns()) {
+            SourceArchive::LazyColumn &c = lazy[name];
+            c.loader = std::make_shared<ColumnBlocks>(m_dir, databasePath(), key, name);
+            Stmt blocks(db->db, "SELECT raw FROM columns WHERE key = ?1 AND name = ?2 ORDER BY block");
+            blocks.text(1, key).text(2, name);
+            while (blocks.step())
+                c.blockRaw.push_back(static_cast<std::uint64_t>(sqlite3_column_int64(blocks.s, 0)));
+        }
         std::string error;
-        std::optional<SourceBuilder> source = SourceArchive::read(
-            columns, &error, std::make_shared<ArgsBlocks>(m_dir, databasePath(), key), argsRaw);
+        std::optional<SourceBuilder> source = SourceArchive::read(columns, &error, lazy);
         if (!source) {
             // Damaged or foreign: never trusted, dropped so the next store rewrites it.
             Stmt drop(db->db, "DELETE FROM columns WHERE key = ?1");
@@ -343,8 +354,10 @@ bool SourceCache::store(const std::string &key, const std::string &path, SourceB
             entry.text(1, key).text(2, path).integer(3, bytes).integer(4, nowSeconds()).step();
             evict(db->db, m_maxBytes, key);
             exec(db->db, "COMMIT");
-            // The args are kept now: what a session holds of them is what the user looks at.
-            SourceArchive::releaseArgs(source, std::make_shared<ArgsBlocks>(m_dir, databasePath(), key));
+            // The args and messages are kept now: what a session holds of them is what is read.
+            SourceArchive::releaseTexts(source, [&](const std::string &column) {
+                return std::make_shared<ColumnBlocks>(m_dir, databasePath(), key, column);
+            });
         } catch (...) {
             sqlite3_exec(db->db, "ROLLBACK", nullptr, nullptr, nullptr);
             throw;

@@ -94,7 +94,7 @@ std::size_t LogParser::addRecord(const Piece &p, std::string_view text, LogKind 
     r.kind = kind;
     r.level = level;
     r.flags = static_cast<std::uint16_t>(flags | contentFlags(text) | (p.interleaved ? LogFlagInterleaved : 0));
-    r.text = std::string(text);
+    r.text = m_out.logs().addText(text);
     if (kind != LogKind::Other)
         ++m_out.source().counts.logLines;
     m_out.logs().records.push_back(std::move(r));

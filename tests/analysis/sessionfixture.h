@@ -152,7 +152,7 @@ public:
     {
         LogRecord r;
         r.rank = rank;
-        r.text = std::move(text);
+        r.text = m_b.logs().addText(text);
         r.flags = flags;
         r.kind = kind;
         r.level = level;

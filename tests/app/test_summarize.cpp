@@ -19,6 +19,8 @@
 #include <nlohmann/json.hpp>
 #include <zstd.h>
 
+#include <cstring>
+
 #include <filesystem>
 
 using namespace rs;
@@ -34,6 +36,7 @@ private Q_SLOTS:
     void summaryIsSmallAndSaysWhatItIs();
     void damagedSummaryIsRefusedByName();
     void summariesInTheInputsAreLeftAlone();
+    void previousLayoutSummaryStillOpens_data();
     void previousLayoutSummaryStillOpens();
     void thinnedCounterKeepsWhatAnalysisReads_data();
     void thinnedCounterKeepsWhatAnalysisReads();
@@ -181,44 +184,87 @@ void TestSummarize::summariesInTheInputsAreLeftAlone()
     QVERIFY2(named.err.find("already a summary") != std::string::npos, named.err.c_str());
 }
 
+void TestSummarize::previousLayoutSummaryStillOpens_data()
+{
+    QTest::addColumn<int>("layout"); // index into SourceArchive::previousLayoutIds()
+    QTest::addColumn<bool>("flows");
+    // rankscope-source/3: each record's message inline in the meta document, no logs column.
+    QTest::newRow("release before lazy log text") << 0 << true;
+    // rankscope-source/2: that, and no flow counts and no flows column.
+    QTest::newRow("release before flows") << 1 << false;
+}
+
 void TestSummarize::previousLayoutSummaryStillOpens()
 {
-    // A summary as the release before flows wrote it (layout rankscope-source/2: no flow counts, no
-    // flows column) opens and analyses like one of this layout; a layout neither knows is refused.
+    // A summary as an earlier release wrote it opens and analyses like one of this layout (the
+    // findings quote log messages, so they are read back); a layout none knows is refused.
+    QFETCH(int, layout);
+    QFETCH(bool, flows);
     const QString demo = QStringLiteral(RANKSCOPE_SOURCE_DIR "/resources/demo");
     QTemporaryDir out;
     QCOMPARE(runCli({QStringLiteral("summarize"), QStringLiteral("--time-zone=UTC"), QStringLiteral("--output"), out.path(), demo}).status, 0);
     const json before = analyzed({out.path()});
-    const auto rewrite = [](const QString &path, const std::string &layout) {
-        using namespace rs::sqlite;
+    using namespace rs::sqlite;
+    // A column's bytes, its blocks decompressed in order.
+    const auto column = [](sqlite3 *db, const char *name) {
+        Stmt get(db, "SELECT raw, data FROM columns WHERE name = ?1 ORDER BY block");
+        get.text(1, name);
+        std::string bytes;
+        while (get.step()) {
+            const auto raw = static_cast<std::size_t>(sqlite3_column_int64(get.s, 0));
+            const std::string frame = bytesOf(get.s, 1);
+            const std::size_t at = bytes.size();
+            bytes.resize(at + raw);
+            if (ZSTD_decompress(bytes.data() + at, raw, frame.data(), frame.size()) != raw)
+                return std::string();
+        }
+        return bytes;
+    };
+    const auto rewrite = [&](const QString &path, const std::string &id, bool keepFlows) {
         Db db;
         QCOMPARE(sqlite3_open_v2(path.toUtf8().constData(), &db.db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-        Stmt(db.db, "UPDATE meta SET value = ?1 WHERE key = 'layout'").text(1, layout).step();
-        // The model's own header: its layout, and its counts without the flow counts.
-        Stmt get(db.db, "SELECT raw, data FROM columns WHERE name = 'meta' AND block = 0");
-        QVERIFY(get.step());
-        const auto raw = static_cast<std::size_t>(sqlite3_column_int64(get.s, 0));
-        const std::string frame = bytesOf(get.s, 1);
-        std::string cbor(raw, '\0');
-        QCOMPARE(ZSTD_decompress(cbor.data(), raw, frame.data(), frame.size()), raw);
-        json meta = json::from_cbor(cbor);
-        meta["layout"] = layout;
-        meta["source"]["counts"].erase("flows");
-        meta["source"]["counts"].erase("flowEndsUnpaired");
+        Stmt(db.db, "UPDATE meta SET value = ?1 WHERE key = 'layout'").text(1, id).step();
+        json meta = json::from_cbor(column(db.db, "meta"));
+        meta["layout"] = id;
+        // Messages back inline, as before the logs column.
+        const std::string lengths = column(db.db, "logs.len"), data = column(db.db, "logs.data");
+        std::vector<std::string> messages;
+        std::size_t at = 0;
+        for (std::size_t i = 0; i + 4 <= lengths.size(); i += 4) {
+            std::uint32_t n = 0;
+            std::memcpy(&n, lengths.data() + i, 4);
+            messages.push_back(data.substr(at, n));
+            at += n;
+        }
+        QCOMPARE(at, data.size());
+        for (json &r : meta["logs"]["records"]) {
+            if (r["text"].is_string())
+                continue; // rewritten before
+            const auto text = r["text"].get<std::uint32_t>();
+            QVERIFY(text <= messages.size());
+            r["text"] = text ? messages[text - 1] : std::string();
+        }
+        Stmt(db.db, "DELETE FROM columns WHERE name IN ('logs.len', 'logs.data')").step();
+        if (!keepFlows) {
+            meta["source"]["counts"].erase("flows");
+            meta["source"]["counts"].erase("flowEndsUnpaired");
+            Stmt(db.db, "DELETE FROM columns WHERE name = 'flows'").step();
+        }
         const std::vector<std::uint8_t> bytes = json::to_cbor(meta);
         std::string packed(ZSTD_compressBound(bytes.size()), '\0');
         packed.resize(ZSTD_compress(packed.data(), packed.size(), bytes.data(), bytes.size(), 3));
+        Stmt(db.db, "DELETE FROM columns WHERE name = 'meta' AND block > 0").step();
         Stmt put(db.db, "UPDATE columns SET raw = ?1, data = ?2 WHERE name = 'meta' AND block = 0");
         put.integer(1, std::int64_t(bytes.size())).blob(2, packed).step();
     };
     for (const QString &summary : summariesIn(out.path()))
-        rewrite(summary, SourceArchive::previousLayoutId());
+        rewrite(summary, SourceArchive::previousLayoutIds().at(std::size_t(layout)), flows);
     const json after = analyzed({out.path()});
     QVERIFY(before.contains("findings") && !before["findings"].empty());
     QVERIFY2(after["findings"] == before["findings"], after.dump(1).substr(0, 2000).c_str());
 
     const QString one = summariesIn(out.path()).front();
-    rewrite(one, "rankscope-source/1 span40 instant24 le");
+    rewrite(one, "rankscope-source/1 span40 instant24 le", false);
     QFile f(one);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray bytes = f.readAll();

@@ -287,7 +287,7 @@ void TestLogProgress::wrappedOom()
     QCOMPARE(o.line, 1);
     QCOMPARE(diagnostics(b, "wrapped-line-joined"), lines > 1 ? 1 : 0);
     // The line after the message is still a record of its own.
-    QCOMPARE(b.logs().records.back().text, std::string("next line of the job"));
+    QCOMPARE(std::string(b.logs().text(b.logs().records.back())), std::string("next line of the job"));
     QCOMPARE(b.logs().records.back().line, lines + 1);
 }
 
@@ -303,7 +303,7 @@ void TestLogProgress::unfinishedOomKeepsTheLinesAfterIt()
     QCOMPARE(diagnostics(b, "wrapped-line-joined"), 0);
     std::vector<std::string> texts;
     for (const LogRecord &r : b.logs().records)
-        texts.push_back(r.text);
+        texts.push_back(std::string(b.logs().text(r)));
     QVERIFY(std::find(texts.begin(), texts.end(), "loss 2.3 at step 10") != texts.end());
     QVERIFY(std::find(texts.begin(), texts.end(), "saving checkpoint") != texts.end());
 }

@@ -127,7 +127,7 @@ inline EvidenceSession makeEvidenceSession()
             r.level = level;
             r.kind = kind;
             r.flags = flags;
-            r.text = text;
+            r.text = b.logs().addText(text);
             b.logs().records.push_back(std::move(r));
         };
         rec(0, kJobLevel, 1, LogLevel::Info, LogKind::Torchrun, 0, "Starting elastic_operator with launch configs");

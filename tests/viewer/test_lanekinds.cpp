@@ -114,7 +114,7 @@ SessionPtr launcherSession()
         r.level = LogLevel::Error;
         r.kind = LogKind::Torchrun;
         r.flags = LogFlagLauncher;
-        r.text = text;
+        r.text = log.logs().addText(text);
         log.logs().records.push_back(std::move(r));
     };
     record(kEvBase + 9000, 30, "[1]: rank 1 (local_rank: 1) exitcode -9 (pid: 4242) SIGKILL");

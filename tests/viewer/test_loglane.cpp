@@ -226,7 +226,7 @@ void TestLogLane::logOnlySessionHasATimeAxis()
         r.time = kEvBase + k * 1000000;
         r.rank = 0;
         r.line = k + 1;
-        r.text = "line";
+        r.text = b.logs().addText("line");
         b.logs().records.push_back(r);
     }
     b.finish();

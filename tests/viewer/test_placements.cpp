@@ -88,7 +88,7 @@ private Q_SLOTS:
         r.level = LogLevel::Error;
         r.kind = LogKind::Python;
         r.flags = LogFlagOom;
-        r.text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.";
+        r.text = b.logs().addText("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.");
         b.logs().records.push_back(r);
         OomEvent oom;
         oom.rank = 0;

@@ -35,8 +35,8 @@ ProbeOutcome CacheProbes::load(const std::string &dir, bool cache)
         spans += static_cast<std::int64_t>(t.spans.size());
     // What stays resident besides the columns: names (the string pool), log text, stacks.
     std::int64_t logText = 0, stackBytes = 0;
-    for (const LogRecord &r : s->logs().records)
-        logText += static_cast<std::int64_t>(r.text.capacity());
+    for (const TextArena &a : s->logs().texts) // what is loaded: a lazy arena's loaded blocks only
+        logText += static_cast<std::int64_t>(a.memoryBytes());
     auto frames = [&stackBytes](const std::vector<std::vector<StackFrame>> &stacks) {
         for (const auto &stack : stacks)
             for (const StackFrame &f : stack)

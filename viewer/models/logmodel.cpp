@@ -98,7 +98,7 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
     case FlagsRole: return static_cast<int>(r.flags);
     case SourceRole: return sourcePath();
     case LineRole: return static_cast<qlonglong>(r.line);
-    case TextRole: return QString::fromStdString(r.text);
+    case TextRole: return LogStyle::message(m_session->logs(), r);
     default: break;
     }
 
@@ -110,7 +110,7 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
         case LevelColumn: return static_cast<int>(LogStyle::mark(r));
         case KindColumn: return static_cast<int>(r.kind);
         case SourceColumn: return static_cast<qlonglong>(row); // source order
-        case MessageColumn: return QString::fromStdString(r.text);
+        case MessageColumn: return LogStyle::message(m_session->logs(), r);
         case ColumnCount: break;
         }
         return {};
@@ -144,7 +144,7 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
             return QStringLiteral("%1:%2").arg(role == Qt::ToolTipRole ? path : QFileInfo(path).fileName()).arg(r.line);
         }
         case MessageColumn: {
-            const QString text = QString::fromStdString(r.text);
+            const QString text = LogStyle::message(m_session->logs(), r);
             return role == Qt::ToolTipRole && text.size() > 2000 ? text.left(2000) + QStringLiteral("…") : text;
         }
         case ColumnCount: break;

@@ -226,7 +226,7 @@ void DetailsPanel::showLogRecord(std::uint32_t index)
     const Session &s = *m_session;
     const LogRecord &r = s.logs().records[index];
     const LogStyle::Mark mark = LogStyle::mark(r);
-    const QString text = QString::fromStdString(r.text);
+    const QString text = LogStyle::message(s.logs(), r);
     // The title is for recognising the record; the whole message is one row below and in the tooltip.
     constexpr int kTitleChars = 110;
     QString title = text.simplified();

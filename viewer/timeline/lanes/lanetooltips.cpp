@@ -76,8 +76,9 @@ QString LaneTooltips::logRecord(const LaneFrame &f, std::uint32_t index)
     const Session &s = *f.ctx->session;
     const TimeNs origin = f.ctx->origin();
     const LogRecord &r = s.logs().records[index];
-    QString text = r.text.size() > 600 ? QString::fromStdString(r.text.substr(0, 600)) + QStringLiteral("…")
-                                       : QString::fromStdString(r.text);
+    QString text = LogStyle::message(s.logs(), r);
+    if (text.size() > 600)
+        text = text.left(600) + QStringLiteral("…");
     const QString where = r.source < s.sources().size()
         ? QStringLiteral("%1:%2").arg(QFileInfo(QString::fromStdString(s.sources()[r.source].path)).fileName()).arg(r.line)
         : tr("line %1").arg(r.line);

@@ -1,8 +1,8 @@
-#include "argsarena.h"
+#include "textarena.h"
 
 namespace rs {
 
-std::vector<std::size_t> ArgsArena::packChunks(const std::vector<std::uint32_t> &lengths, std::size_t maxBytes)
+std::vector<std::size_t> TextArena::packChunks(const std::vector<std::uint32_t> &lengths, std::size_t maxBytes)
 {
     std::vector<std::size_t> sizes;
     std::size_t current = 0;
@@ -23,7 +23,7 @@ std::vector<std::size_t> ArgsArena::packChunks(const std::vector<std::uint32_t> 
     return sizes;
 }
 
-bool ArgsArena::setLazy(const std::vector<std::uint32_t> &lengths, const std::vector<std::size_t> &chunkSizes,
+bool TextArena::setLazy(const std::vector<std::uint32_t> &lengths, const std::vector<std::size_t> &chunkSizes,
                         std::shared_ptr<const ChunkLoader> loader)
 {
     m_chunks.clear();
@@ -61,7 +61,7 @@ bool ArgsArena::setLazy(const std::vector<std::uint32_t> &lengths, const std::ve
     return true;
 }
 
-const char *ArgsArena::Lazy::chunk(std::uint32_t index, std::size_t bytes)
+const char *TextArena::Lazy::chunk(std::uint32_t index, std::size_t bytes)
 {
     if (const char *p = ready[index].load(std::memory_order_acquire))
         return p;
@@ -79,6 +79,20 @@ const char *ArgsArena::Lazy::chunk(std::uint32_t index, std::size_t bytes)
     loadedBytes += bytes;
     ready[index].store(chunks[index].get(), std::memory_order_release);
     return chunks[index].get();
+}
+
+} // namespace rs
+
+namespace rs {
+
+std::size_t TextArena::failedChunks() const
+{
+    if (!m_lazy)
+        return 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < m_chunkSizes.size(); ++i)
+        n += m_lazy->failed[i].load(std::memory_order_acquire) ? 1 : 0;
+    return n;
 }
 
 } // namespace rs

@@ -1,13 +1,17 @@
 #pragma once
-// Raw args of events, kept as compact JSON text so the details panel can show every key without
-// the importer deciding in advance which keys matter. One arena per source.
+// Texts a source holds many of and reads few of at a time, numbered from 1 (0 is the empty text):
+// the raw args of events (compact JSON, so the details panel can show every key without the
+// importer deciding in advance which keys matter) and the messages of log records. One arena per
+// source for each.
 //
 // The text lives in fixed-size chunks that never move: growing the arena neither doubles a buffer
-// nor copies what is stored, so a trace's peak memory stays close to the args it really holds.
+// nor copies what is stored, so a source's peak memory stays close to the text it really holds, and
+// a view stays valid while the arena lives, wherever it is moved.
 //
 // An arena read back from the import cache is lazy: it knows where every entry lies but loads a
 // chunk only when an entry in it is first viewed (the details panel, an export, a metric that
-// reads one op's args), so reopening a trace does not bring hundreds of MB of args into memory.
+// reads one op's args, a finding rule that reads the records its kind and flags select, a search),
+// so reopening a trace or a job log does not bring hundreds of MB of text into memory.
 
 #include "types.h"
 
@@ -21,7 +25,7 @@
 
 namespace rs {
 
-class ArgsArena
+class TextArena
 {
 public:
     static constexpr std::size_t kFirstChunkBytes = 64u << 10;
@@ -36,9 +40,9 @@ public:
         virtual std::unique_ptr<char[]> load(std::uint32_t chunk, std::size_t bytes) const = 0;
     };
 
-    ArgsArena() = default;
-    ArgsArena(ArgsArena &&) noexcept = default;
-    ArgsArena &operator=(ArgsArena &&) noexcept = default;
+    TextArena() = default;
+    TextArena(TextArena &&) noexcept = default;
+    TextArena &operator=(TextArena &&) noexcept = default;
 
     /// A lazy arena of entries with `lengths` (in id order) packed into chunks of `chunkSizes`
     /// bytes by packChunks(); false when they do not fit together.
@@ -48,10 +52,10 @@ public:
     /// that would take it past `maxBytes` (an entry larger than that has a chunk of its own).
     static std::vector<std::size_t> packChunks(const std::vector<std::uint32_t> &lengths, std::size_t maxBytes);
 
-    ArgsId add(std::string_view json)
+    TextId add(std::string_view json)
     {
         if (json.empty())
-            return kNoArgs;
+            return kNoText;
         if (m_chunks.empty() || m_chunkSizes.back() - m_used < json.size()) {
             const std::size_t next = m_chunkSizes.empty() ? kFirstChunkBytes : std::min(kChunkBytes, m_chunkSizes.back() * 2);
             const std::size_t size = std::max(next, json.size());
@@ -63,12 +67,12 @@ public:
         std::copy(json.begin(), json.end(), m_chunks.back().get() + m_used);
         m_entries.push_back({chunk, static_cast<std::uint32_t>(m_used), static_cast<std::uint32_t>(json.size())});
         m_used += json.size();
-        return static_cast<ArgsId>(m_entries.size());
+        return static_cast<TextId>(m_entries.size());
     }
 
-    std::string_view view(ArgsId id) const
+    std::string_view view(TextId id) const
     {
-        if (id == kNoArgs || id > m_entries.size())
+        if (id == kNoText || id > m_entries.size())
             return {};
         const Entry &e = m_entries[id - 1];
         const char *chunk = m_lazy ? m_lazy->chunk(e.chunk, m_chunkSizes[e.chunk]) : m_chunks[e.chunk].get();
@@ -87,6 +91,9 @@ public:
         return n;
     }
     bool isLazy() const { return m_lazy != nullptr; }
+    /// Chunks of a lazy arena that could not be loaded (the cache entry was evicted or cleared
+    /// since): their entries view as empty.
+    std::size_t failedChunks() const;
 
     void shrink() { m_entries.shrink_to_fit(); }
 
