@@ -1,5 +1,7 @@
 #include "textarena.h"
 
+#include <algorithm>
+
 namespace rs {
 
 std::vector<std::size_t> TextArena::packChunks(const std::vector<std::uint32_t> &lengths, std::size_t maxBytes)
@@ -26,14 +28,15 @@ std::vector<std::size_t> TextArena::packChunks(const std::vector<std::uint32_t> 
 bool TextArena::setLazy(const std::vector<std::uint32_t> &lengths, const std::vector<std::size_t> &chunkSizes,
                         std::shared_ptr<const ChunkLoader> loader)
 {
-    m_chunks.clear();
-    m_entries.clear();
-    m_entries.reserve(lengths.size());
+    if (std::find(chunkSizes.begin(), chunkSizes.end(), std::size_t(0)) != chunkSizes.end())
+        return false; // every chunk holds at least one entry
+    std::vector<std::uint32_t> offsets, first;
+    offsets.reserve(lengths.size());
     std::uint32_t chunk = 0;
     std::size_t offset = 0;
     for (std::uint32_t n : lengths) {
         if (n == 0)
-            return false; // empty args are kNoArgs, never an entry
+            return false; // empty texts are kNoText, never an entry
         if (chunk < chunkSizes.size() && offset + n > chunkSizes[chunk]) {
             if (offset != chunkSizes[chunk])
                 return false; // the chunk's size is not a whole number of entries
@@ -42,13 +45,18 @@ bool TextArena::setLazy(const std::vector<std::uint32_t> &lengths, const std::ve
         }
         if (chunk >= chunkSizes.size() || offset + n > chunkSizes[chunk])
             return false;
-        m_entries.push_back({chunk, static_cast<std::uint32_t>(offset), n});
+        if (offset == 0)
+            first.push_back(static_cast<std::uint32_t>(offsets.size()));
+        offsets.push_back(static_cast<std::uint32_t>(offset));
         offset += n;
     }
     if (!chunkSizes.empty() && (chunk + 1 != chunkSizes.size() || offset != chunkSizes.back()))
         return false;
+    m_chunks.clear();
+    m_offsets = std::move(offsets);
+    m_chunkFirst = std::move(first);
     m_chunkSizes = chunkSizes;
-    m_used = 0;
+    m_chunkUsed = chunkSizes;
     m_lazy = std::make_unique<Lazy>();
     m_lazy->loader = std::move(loader);
     m_lazy->chunks.resize(chunkSizes.size());

@@ -56,34 +56,40 @@ public:
     {
         if (json.empty())
             return kNoText;
-        if (m_chunks.empty() || m_chunkSizes.back() - m_used < json.size()) {
+        if (m_chunks.empty() || m_chunkSizes.back() - m_chunkUsed.back() < json.size()) {
             const std::size_t next = m_chunkSizes.empty() ? kFirstChunkBytes : std::min(kChunkBytes, m_chunkSizes.back() * 2);
             const std::size_t size = std::max(next, json.size());
             m_chunks.push_back(std::unique_ptr<char[]>(new char[size]));
             m_chunkSizes.push_back(size);
-            m_used = 0;
+            m_chunkUsed.push_back(0);
+            m_chunkFirst.push_back(static_cast<std::uint32_t>(m_offsets.size()));
         }
-        const auto chunk = static_cast<std::uint32_t>(m_chunks.size() - 1);
-        std::copy(json.begin(), json.end(), m_chunks.back().get() + m_used);
-        m_entries.push_back({chunk, static_cast<std::uint32_t>(m_used), static_cast<std::uint32_t>(json.size())});
-        m_used += json.size();
-        return static_cast<TextId>(m_entries.size());
+        std::size_t &used = m_chunkUsed.back();
+        std::copy(json.begin(), json.end(), m_chunks.back().get() + used);
+        m_offsets.push_back(static_cast<std::uint32_t>(used));
+        used += json.size();
+        return static_cast<TextId>(m_offsets.size());
     }
 
     std::string_view view(TextId id) const
     {
-        if (id == kNoText || id > m_entries.size())
+        if (id == kNoText || id > m_offsets.size())
             return {};
-        const Entry &e = m_entries[id - 1];
-        const char *chunk = m_lazy ? m_lazy->chunk(e.chunk, m_chunkSizes[e.chunk]) : m_chunks[e.chunk].get();
-        return chunk ? std::string_view(chunk + e.offset, e.length) : std::string_view();
+        // Every chunk holds at least one entry: the chunk of entry k is the last that starts at or before it.
+        const std::uint32_t k = id - 1;
+        const auto c = static_cast<std::uint32_t>(std::upper_bound(m_chunkFirst.begin(), m_chunkFirst.end(), k) - m_chunkFirst.begin() - 1);
+        const bool lastInChunk = c + 1 == m_chunkFirst.size() ? k + 1 == m_offsets.size() : k + 1 == m_chunkFirst[c + 1];
+        const std::size_t begin = m_offsets[k], end = lastInChunk ? m_chunkUsed[c] : m_offsets[k + 1];
+        const char *chunk = m_lazy ? m_lazy->chunk(c, m_chunkSizes[c]) : m_chunks[c].get();
+        return chunk ? std::string_view(chunk + begin, end - begin) : std::string_view();
     }
 
-    std::size_t count() const { return m_entries.size(); }
-    /// Bytes held in memory (a lazy arena's chunks only once loaded).
+    std::size_t count() const { return m_offsets.size(); }
+    /// Bytes held in memory (a lazy arena's chunks only once loaded): 4 bytes per entry besides the text.
     std::size_t memoryBytes() const
     {
-        std::size_t n = m_entries.capacity() * sizeof(Entry);
+        std::size_t n = m_offsets.capacity() * sizeof(std::uint32_t) + m_chunkFirst.capacity() * sizeof(std::uint32_t)
+            + (m_chunkUsed.capacity() + m_chunkSizes.capacity()) * sizeof(std::size_t);
         if (m_lazy)
             return n + m_lazy->loadedBytes.load();
         for (std::size_t s : m_chunkSizes)
@@ -95,14 +101,9 @@ public:
     /// since): their entries view as empty.
     std::size_t failedChunks() const;
 
-    void shrink() { m_entries.shrink_to_fit(); }
+    void shrink() { m_offsets.shrink_to_fit(); }
 
 private:
-    struct Entry {
-        std::uint32_t chunk;
-        std::uint32_t offset;
-        std::uint32_t length;
-    };
     // A lazy arena's chunks, each loaded once on first use, from any thread.
     struct Lazy {
         std::shared_ptr<const ChunkLoader> loader;
@@ -114,11 +115,14 @@ private:
         const char *chunk(std::uint32_t index, std::size_t bytes);
     };
 
-    std::vector<std::unique_ptr<char[]>> m_chunks;
-    std::vector<std::size_t> m_chunkSizes;
-    std::vector<Entry> m_entries; // id - 1
-    std::size_t m_used = 0;       // bytes used in the last chunk
-    std::unique_ptr<Lazy> m_lazy; // set for an arena read back lazily
+    // An entry is its offset in its chunk; it ends where the next entry of the chunk begins, or
+    // where the chunk's text ends. 4 bytes per entry: a source can have tens of millions.
+    std::vector<std::unique_ptr<char[]>> m_chunks; // held in memory (empty for a lazy arena)
+    std::vector<std::size_t> m_chunkSizes;         // bytes allocated (lazy: the chunk's exact size)
+    std::vector<std::size_t> m_chunkUsed;          // bytes of text in each chunk
+    std::vector<std::uint32_t> m_chunkFirst;       // id - 1 of each chunk's first entry, ascending
+    std::vector<std::uint32_t> m_offsets;          // id - 1 → offset in its chunk
+    std::unique_ptr<Lazy> m_lazy;                  // set for an arena read back lazily
 };
 
 } // namespace rs

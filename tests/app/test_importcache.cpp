@@ -5,16 +5,19 @@
 #include "cache/sourcearchive.h"
 #include "cache/sourcecache.h"
 #include "clirunner.h"
+#include "analyzer.h"
 #include "importerregistry.h"
 #include "sessionloader.h"
 
 #include <QDir>
 #include <QDirIterator>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <sqlite3.h>
 
+#include <cstdio>
 #include <filesystem>
 
 using namespace rs;
@@ -30,6 +33,7 @@ private Q_SLOTS:
     void readBackEqualsImport();
     void archiveRoundTripIsExact();
     void argsStayInTheCacheUntilViewed();
+    void logMessagesLoadByTheBlockWhenRead();
     void damagedEntryIsImportedAgain();
     void changedFileIsImportedAgain();
     void settingsAreInTheKey();
@@ -171,6 +175,77 @@ void TestImportCache::argsStayInTheCacheUntilViewed()
     for (TrackId t = 0; t < third->tracks().size(); ++t)
         for (const Span &s : third->tracks()[t].spans)
             QVERIFY(third->args(t, s.args).empty());
+}
+
+void TestImportCache::logMessagesLoadByTheBlockWhenRead()
+{
+    // A long job log whose failure is at its end: reopened from the cache, the messages stay there
+    // until read. The analysis reads the records its rules select (the traceback's exception, the
+    // launcher's lines), so it loads a block or two, not the log, and finds what a fresh import finds.
+    QTemporaryDir dir;
+    const QString log = dir.filePath(QStringLiteral("job.log"));
+    std::string text;
+    for (int i = 0; i < 60000; ++i) {
+        const int ms = (i / 2) * 100; // a step every 100 ms from 06:00
+        char stamp[32];
+        std::snprintf(stamp, sizeof stamp, "%02d:%02d:%02d,%03d", 6 + ms / 3600000, ms / 60000 % 60, ms / 1000 % 60, ms % 1000);
+        text += "[rank" + std::to_string(i % 2) + "]:2025-06-01 " + stamp + " - INFO - step " + std::to_string(i / 2)
+            + " loss 2.3456 lr 0.0003 grad_norm 1.234 tokens/s 123456\n";
+    }
+    QFile incident(QStringLiteral(RANKSCOPE_FIXTURES_DIR "/logs/incidents/torchrun_rank0_filenotfound.log"));
+    QVERIFY(incident.open(QIODevice::ReadOnly));
+    text += incident.readAll().toStdString();
+    writeFile(log, text);
+    const QString cacheDir = dir.filePath(QStringLiteral("cache"));
+    SessionLoader::Options plain = cached(cacheDir);
+    plain.cache = false;
+    const SessionPtr fresh = SessionLoader({log.toStdString()}, plain).run();
+    QVERIFY(!fresh->logs().texts.front().isLazy());
+    SessionLoader filling({log.toStdString()}, cached(cacheDir));
+    const SessionPtr filled = filling.run();
+    QCOMPARE(filling.cacheUse().stored.load(), 1);
+    QVERIFY(filled->logs().texts.front().isLazy()); // let go once kept
+    SessionLoader loader({log.toStdString()}, cached(cacheDir));
+    const SessionPtr back = loader.run();
+    QCOMPARE(loader.cacheUse().hits.load(), 1);
+
+    const TextArena &messages = back->logs().texts.front();
+    QVERIFY(messages.isLazy());
+    std::size_t total = 0;
+    for (const LogRecord &r : fresh->logs().records)
+        total += fresh->logs().text(r).size();
+    QVERIFY(total > 4 * SourceArchive::kLogBlockBytes);
+    const std::size_t idle = messages.memoryBytes(); // the entries' places only
+    QVERIFY2(idle < total / 4, qPrintable(QStringLiteral("%1 of %2").arg(idle).arg(total)));
+
+    const AnalysisResult a = Analyzer::run(*fresh), b = Analyzer::run(*back);
+    QVERIFY(!a.findings.empty());
+    QCOMPARE(b.findings.size(), a.findings.size());
+    for (std::size_t i = 0; i < a.findings.size(); ++i) {
+        QCOMPARE(b.findings[i].title, a.findings[i].title);
+        QCOMPARE(b.findings[i].evidence.size(), a.findings[i].evidence.size());
+        for (std::size_t k = 0; k < a.findings[i].evidence.size(); ++k)
+            QCOMPARE(b.findings[i].evidence[k].text, a.findings[i].evidence[k].text);
+    }
+    QVERIFY2(a.findings.front().title.find("FileNotFoundError") != std::string::npos, a.findings.front().title.c_str());
+    const std::size_t analysed = messages.memoryBytes() - idle;
+    qInfo("messages: %zu bytes; held after reopen %zu, loaded by the analysis %zu", total, idle, analysed);
+    QVERIFY2(analysed <= 2 * SourceArchive::kLogBlockBytes, qPrintable(QStringLiteral("%1 of %2").arg(analysed).arg(total)));
+
+    // Read whole (a search, an export), every message equals the fresh import's.
+    QCOMPARE(back->logs().records.size(), fresh->logs().records.size());
+    for (std::size_t i = 0; i < fresh->logs().records.size(); ++i)
+        QVERIFY(back->logs().text(back->logs().records[i]) == fresh->logs().text(fresh->logs().records[i]));
+    QVERIFY(messages.memoryBytes() - idle >= total);
+
+    // Cleared behind an open session's back: the messages not loaded yet say they are lost.
+    SessionLoader again({log.toStdString()}, cached(cacheDir));
+    const SessionPtr third = again.run();
+    QVERIFY(SourceCache(cacheDir.toStdString()).clear());
+    const LogRecord &last = third->logs().records.back();
+    QVERIFY(third->logs().text(last).empty());
+    QVERIFY(third->logs().lost(last));
+    QVERIFY(!fresh->logs().lost(fresh->logs().records.back()));
 }
 
 void TestImportCache::damagedEntryIsImportedAgain()

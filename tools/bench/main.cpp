@@ -10,6 +10,7 @@
 #include "demoincident.h"
 #include "exportprobes.h"
 #include "frameprobes.h"
+#include "joblogscenario.h"
 #include "summaryprobes.h"
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,7 @@ struct Options {
     bool cache = false;     // the import cache: import, first import with the cache, reopen
     int ranks = 8;          // --cache: ranks (copies of the generated trace)
     bool skipBaseline = false; // --cache: no import without the cache (64 ranks of 1 GB do not fit in RAM)
+    bool jobLog = false;    // --cache --job-log: one job log of --ranks ranks instead of traces, analysed too
     bool ranksGiven = false;
     bool summaries = false; // --summaries: summarise --ranks (1024) rank files, open them; compare a job's findings
     bool allocator = false; // --allocator: the Active memory view with the detail slider's default and with every band
@@ -90,7 +92,10 @@ void usage(std::FILE *to)
         "  time with an empty cache, and again (read back). Reports time, peak RSS and its ratio to\n"
         "  the JSON, and the reopen's speed-up over the baseline measured in the same run. --gzip\n"
         "  writes .json.gz copies (N MB of JSON each); --skip-baseline leaves out the import without\n"
-        "  the cache (a set larger than the machine's memory).\n",
+        "  the cache (a set larger than the machine's memory). --job-log measures one N MB job log\n"
+        "  of --ranks ranks (a logs-only incident: a line per rank and step, an OOM and torchrun's\n"
+        "  summary at the end) instead, opened and analysed: its messages stay in the cache after a\n"
+        "  reopen until a rule or the user reads them.\n",
         to);
 }
 
@@ -120,6 +125,8 @@ bool parse(int argc, char **argv, Options &o)
             o.equalRanks = std::atoi(argv[++i]);
             if (o.equalRanks < 3)
                 return false;
+        } else if (a == "--job-log") {
+            o.jobLog = true;
         } else if (a == "--skip-baseline") {
             o.skipBaseline = true;
         } else if (a == "--ranks" && hasValue) {
@@ -327,8 +334,14 @@ int runCache(const Options &o)
     const double mb = o.sizeGiven ? o.sizeMb : 1000.0;
     std::uint64_t jsonBytes = 0;
     try {
-        if (!o.json)
+        if (o.jobLog) {
+            if (!o.json)
+                std::fprintf(stderr, "generating a %.0f MB job log of %d ranks in %s...\n", mb, o.ranks, root.c_str());
+            jsonBytes = rs::tracegen::JobLogScenario::write(root / "ranks", static_cast<std::uint64_t>(mb * 1e6), o.ranks).bytes;
+        }
+        if (!o.json && !o.jobLog)
             std::fprintf(stderr, "generating a %.0f MB trace and %d copies in %s...\n", mb, o.ranks, root.c_str());
+        if (!o.jobLog) {
         const auto r = rs::tracegen::BenchmarkScenario::write(root / "src", static_cast<std::uint64_t>(mb * 1e6), o.gzip);
         fs::create_directories(root / "ranks");
         const std::uint64_t json = o.gzip ? gzipContentSize(r.file.string()) : fs::file_size(r.file);
@@ -340,6 +353,7 @@ int runCache(const Options &o)
             jsonBytes += json;
         }
         fs::remove_all(root / "src");
+        }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "rankscope-bench: %s\n", e.what());
         std::error_code ec;
@@ -358,7 +372,9 @@ int runCache(const Options &o)
     double seconds[3] = {0, 0, 0};
     std::int64_t rss[3] = {0, 0, 0};
     std::string rows;
-    std::string table = "stage                                       seconds   peak RSS   RSS/JSON  cache hits  stored\n";
+    std::string table = o.jobLog
+        ? "stage                                       seconds   peak RSS   RSS/log   hits  stored  messages held  analysis s  after analysis  findings\n"
+        : "stage                                       seconds   peak RSS   RSS/JSON  cache hits  stored\n";
     int status = 0;
     for (int i = o.skipBaseline ? 1 : 0; i < 3; ++i) {
         if (!o.json)
@@ -376,15 +392,24 @@ int runCache(const Options &o)
         std::snprintf(row, sizeof row,
                       "%s{\"stage\":\"%s\",\"label\":\"%s\",\"seconds\":%.3f,\"peak_rss_bytes\":%lld,\"rss_over_json\":%.3f,"
                       "\"files\":%lld,\"cache_hits\":%lld,\"stored\":%lld,\"spans\":%lld,\"string_pool_bytes\":%lld,"
-                      "\"log_text_bytes\":%lld,\"stack_bytes\":%lld}",
+                      "\"log_text_bytes\":%lld,\"stack_bytes\":%lld,\"analysis_seconds\":%.3f,"
+                      "\"log_text_bytes_after_analysis\":%lld,\"findings\":%lld}",
                       rows.empty() ? "" : ",", stages[i].id, stages[i].label, seconds[i], static_cast<long long>(rss[i]),
                       static_cast<double>(rss[i]) / static_cast<double>(jsonBytes), static_cast<long long>(v[0]),
                       static_cast<long long>(v[1]), static_cast<long long>(v[2]), static_cast<long long>(v[3]),
-                      static_cast<long long>(v[4]), static_cast<long long>(v[5]), static_cast<long long>(v[6]));
+                      static_cast<long long>(v[4]), static_cast<long long>(v[5]), static_cast<long long>(v[6]),
+                      v.size() > 9 ? static_cast<double>(v[7]) / 1e6 : 0.0, static_cast<long long>(v.size() > 9 ? v[8] : 0),
+                      static_cast<long long>(v.size() > 9 ? v[9] : 0));
         rows += row;
-        std::snprintf(row, sizeof row, "%-40s %10.2f %8.0f MB %10.3f %11lld %7lld\n", stages[i].label, seconds[i],
-                      static_cast<double>(rss[i]) / 1e6, static_cast<double>(rss[i]) / static_cast<double>(jsonBytes),
-                      static_cast<long long>(v[1]), static_cast<long long>(v[2]));
+        if (o.jobLog && v.size() > 9)
+            std::snprintf(row, sizeof row, "%-40s %10.2f %8.0f MB %9.3f %6lld %7lld %11.1f MB %11.2f %12.1f MB %9lld\n", stages[i].label,
+                          seconds[i], static_cast<double>(rss[i]) / 1e6, static_cast<double>(rss[i]) / static_cast<double>(jsonBytes),
+                          static_cast<long long>(v[1]), static_cast<long long>(v[2]), static_cast<double>(v[5]) / 1e6,
+                          static_cast<double>(v[7]) / 1e6, static_cast<double>(v[8]) / 1e6, static_cast<long long>(v[9]));
+        else
+            std::snprintf(row, sizeof row, "%-40s %10.2f %8.0f MB %10.3f %11lld %7lld\n", stages[i].label, seconds[i],
+                          static_cast<double>(rss[i]) / 1e6, static_cast<double>(rss[i]) / static_cast<double>(jsonBytes),
+                          static_cast<long long>(v[1]), static_cast<long long>(v[2]));
         table += row;
     }
     std::error_code ec;
@@ -400,7 +425,8 @@ int runCache(const Options &o)
         if (o.skipBaseline)
             std::printf("%d ranks, %.2f GB of JSON (no baseline: --skip-baseline)\n", o.ranks, static_cast<double>(jsonBytes) / 1e9);
         else
-            std::printf("%d ranks, %.2f GB of JSON: reopen %.1fx faster than the import; the first import with the cache takes %.2fx the import\n",
+            std::printf(o.jobLog ? "a job log of %d ranks, %.2f GB: reopen %.1fx faster than the import; the first import with the cache takes %.2fx the import\n"
+                                 : "%d ranks, %.2f GB of JSON: reopen %.1fx faster than the import; the first import with the cache takes %.2fx the import\n",
                     o.ranks, static_cast<double>(jsonBytes) / 1e9, speedup, fillCost);
     }
     return status;
