@@ -237,15 +237,31 @@ std::optional<PairMatch> matchByShift(const Collectives &ref, const Collectives 
     return m;
 }
 
+struct StepNumberLess {
+    bool operator()(const Step *x, std::int64_t n) const { return x->number < n; }
+    bool operator()(std::int64_t n, const Step *x) const { return n < x->number; }
+};
+
 // Offset from step ends with the same ProfilerStep number. A cut-off step ends where its rank
 // stopped, not at the step's barrier: it says nothing about the clock.
 std::optional<Estimate> matchSteps(const Rank &ref, const Rank &other)
 {
+    // Paired by number through a sorted index: a training log gives every rank a step per line,
+    // tens of thousands of them, and pairing each with each was quadratic.
+    std::vector<const Step *> byNumber;
+    byNumber.reserve(other.steps.size());
+    for (const Step &b : other.steps)
+        if (!b.incomplete)
+            byNumber.push_back(&b);
+    std::stable_sort(byNumber.begin(), byNumber.end(), [](const Step *x, const Step *y) { return x->number < y->number; });
     std::vector<TimeNs> d;
-    for (const Step &a : ref.steps)
-        for (const Step &b : other.steps)
-            if (a.number == b.number && !a.incomplete && !b.incomplete)
-                d.push_back(a.range.end - b.range.end);
+    for (const Step &a : ref.steps) {
+        if (a.incomplete)
+            continue;
+        const auto [lo, hi] = std::equal_range(byNumber.begin(), byNumber.end(), a.number, StepNumberLess{});
+        for (auto it = lo; it != hi; ++it)
+            d.push_back(a.range.end - (*it)->range.end);
+    }
     if (d.empty())
         return std::nullopt;
     return estimate(d);

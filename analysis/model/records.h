@@ -103,15 +103,16 @@ enum LogFlag : std::uint16_t {
 /// One record of a log: an NCCL line, a PyTorch message, a traceback's exception, or plain output.
 struct LogRecord {
     TimeNs time = kNoTime;      ///< wall-clock ns when the line had a usable time stamp
-    RankId rank = kNoRank;      ///< owning rank (resolved when frozen)
     std::int64_t line = 0;      ///< 1-based line in its source
+    RankId rank = kNoRank;      ///< owning rank (resolved when frozen)
     SourceId source = 0;        ///< the file it was read from (set when frozen)
-    LogLevel level = LogLevel::Info; ///< severity as the writer stated it
-    LogKind kind = LogKind::Other;   ///< who wrote it
-    std::uint16_t flags = 0;    ///< LogFlag bits
     std::int32_t process = -1;  ///< index into LogEvidence::processes when the line's process had no
                                 ///< known rank in a log of several processes, else -1
     TextId text = kNoText;      ///< the message without launcher/rank prefixes: LogEvidence::text(record)
+    std::uint16_t flags = 0;    ///< LogFlag bits
+    LogLevel level = LogLevel::Info; ///< severity as the writer stated it
+    LogKind kind = LogKind::Other;   ///< who wrote it
+    std::uint32_t reserved = 0; ///< always 0: the record has no padding, so the cache stores it byte for byte
 };
 
 /// An NCCL communicator member, from "comm 0x.. rank R nranks N cudaDev D ... busId B commId C - Init COMPLETE".

@@ -39,7 +39,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ChildFailure, rank, localRank, exitCode, pid,
                                    coreDumped, time)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(JobEvent, kind, rank, launcher, jobId, step, host, reason, signal, pid, count, time, line)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LogProcess, host, pid, firstLine, rank)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LogEvidence, records, comms, settings, calls, timeouts, failures, progress, jobEvents, processes)
+// The records are a raw column of their own ("logs.records"); layouts before /4 had them here.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(LogEvidence, comms, settings, calls, timeouts, failures, progress, jobEvents, processes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StackFrame, filename, name, line)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AllocationRecord, rank, device, time, freed, address, size, sequence, stack)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SegmentRecord::Block, address, size, requested, state, stack)
@@ -81,6 +82,8 @@ using nlohmann::json;
 // The raw columns hold these records byte for byte; the layout id names their sizes so an entry
 // written by a build with another layout is never read.
 static_assert(std::is_trivially_copyable_v<Span> && std::is_trivially_copyable_v<Instant>);
+static_assert(std::is_trivially_copyable_v<LogRecord> && std::has_unique_object_representations_v<LogRecord>,
+              "a log record is stored byte for byte: no padding, no pointers");
 
 template <typename T>
 std::string_view bytesOf(const std::vector<T> &v)
@@ -334,6 +337,7 @@ std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
     // A builder's messages are all in its first arena (its records are of source 0).
     static const TextArena kNoMessages;
     const TextArena &messages = b.m_logs.texts.empty() ? kNoMessages : b.m_logs.texts.front();
+    out.push_back(compress("logs.records", bytesOf(b.m_logs.records)));
     writeTexts(out, "logs", 1, messages.count() + 1, [&](std::size_t i) { return messages.view(static_cast<TextId>(i)); },
                kLogBlockBytes);
     for (std::size_t i = 0; i < b.m_tracks.size(); ++i) {
@@ -375,13 +379,15 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
         const std::string layout = meta.at("layout").get<std::string>();
         if (!readsLayout(layout))
             throw std::runtime_error("written with another layout");
-        // Before /4 each record's message was inline: taken out here, stored once the records are read.
+        // Before /4 the records were in this document, each with its message inline: taken out
+        // here, stored once the records are read.
         std::vector<std::string> inlineMessages;
-        if (layout != layoutId())
+        if (layout != layoutId()) {
             for (json &r : meta.at("logs").at("records")) {
                 inlineMessages.push_back(r.at("text").get<std::string>());
                 r["text"] = kNoText;
             }
+        }
         SourceBuilder b(meta.at("source").at("path").get<std::string>());
         meta.at("source").get_to(b.m_source);
         meta.at("steps").get_to(b.m_steps);
@@ -389,6 +395,8 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
         meta.at("ooms").get_to(b.m_ooms);
         meta.at("memorySummaries").get_to(b.m_memorySummaries);
         meta.at("logs").get_to(b.m_logs);
+        if (layout != layoutId())
+            meta.at("logs").at("records").get_to(b.m_logs.records);
         meta.at("allocator").get_to(b.m_allocator);
         meta.at("gpus").get_to(b.m_gpus);
         meta.at("flight").get_to(b.m_flight);
@@ -438,10 +446,13 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
             for (std::size_t i = 0; i < inlineMessages.size(); ++i)
                 b.m_logs.records[i].text = messages.add(inlineMessages[i]);
         } else {
+            b.m_logs.records = arrayOf<LogRecord>(columns, "logs.records");
             arenaOf("logs", messages);
+            // Read byte for byte: a value no writer makes is damage.
             for (const LogRecord &r : b.m_logs.records)
-                if (r.text > messages.count() || r.source != 0)
-                    throw std::runtime_error("a log record names a message the log does not have");
+                if (r.text > messages.count() || r.source != 0 || r.level > LogLevel::Error || r.kind > LogKind::Other
+                    || r.reserved != 0 || r.process < -1 || (r.process >= 0 && std::size_t(r.process) >= b.m_logs.processes.size()))
+                    throw std::runtime_error("a log record holds values no import writes");
         }
 
         const json &tracks = meta.at("tracks");

@@ -237,14 +237,22 @@ void TestSummarize::previousLayoutSummaryStillOpens()
             at += n;
         }
         QCOMPARE(at, data.size());
-        for (json &r : meta["logs"]["records"]) {
-            if (r["text"].is_string())
-                continue; // rewritten before
-            const auto text = r["text"].get<std::uint32_t>();
-            QVERIFY(text <= messages.size());
-            r["text"] = text ? messages[text - 1] : std::string();
+        // The records back into the document, field by field, each with its message.
+        const std::string raw = column(db.db, "logs.records");
+        if (!meta["logs"].contains("records")) {
+            QCOMPARE(raw.size() % sizeof(LogRecord), std::size_t(0));
+            json records = json::array();
+            for (std::size_t i = 0; i < raw.size(); i += sizeof(LogRecord)) {
+                LogRecord r;
+                std::memcpy(&r, raw.data() + i, sizeof r);
+                QVERIFY(r.text <= messages.size());
+                records.push_back({{"time", r.time}, {"rank", r.rank}, {"line", r.line}, {"source", r.source}, {"level", r.level},
+                                   {"kind", r.kind}, {"flags", r.flags}, {"process", r.process},
+                                   {"text", r.text ? messages[r.text - 1] : std::string()}});
+            }
+            meta["logs"]["records"] = std::move(records);
         }
-        Stmt(db.db, "DELETE FROM columns WHERE name IN ('logs.len', 'logs.data')").step();
+        Stmt(db.db, "DELETE FROM columns WHERE name IN ('logs.records', 'logs.len', 'logs.data')").step();
         if (!keepFlows) {
             meta["source"]["counts"].erase("flows");
             meta["source"]["counts"].erase("flowEndsUnpaired");
