@@ -79,6 +79,19 @@ namespace {
 
 using nlohmann::json;
 
+// A step as the "steps" column stores it: a training log has one per rank and line, millions of
+// them, too many for the meta document.
+struct StoredStep {
+    std::int64_t number;
+    TimeNs begin;
+    TimeNs end;
+    TrackId track;
+    std::uint8_t fromLog;
+    std::uint8_t incomplete;
+    std::uint16_t zero;
+};
+static_assert(std::has_unique_object_representations_v<StoredStep>);
+
 // The raw columns hold these records byte for byte; the layout id names their sizes so an entry
 // written by a build with another layout is never read.
 static_assert(std::is_trivially_copyable_v<Span> && std::is_trivially_copyable_v<Instant>);
@@ -321,7 +334,6 @@ std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
     const json meta = {{"layout", layoutId()},
                        {"source", b.m_source},
                        {"tracks", std::move(tracks)},
-                       {"steps", b.m_steps},
                        {"collectives", b.m_collectives},
                        {"ooms", b.m_ooms},
                        {"memorySummaries", b.m_memorySummaries},
@@ -338,6 +350,11 @@ std::vector<SourceArchive::Column> SourceArchive::write(const SourceBuilder &b)
     static const TextArena kNoMessages;
     const TextArena &messages = b.m_logs.texts.empty() ? kNoMessages : b.m_logs.texts.front();
     out.push_back(compress("logs.records", bytesOf(b.m_logs.records)));
+    std::vector<StoredStep> steps;
+    steps.reserve(b.m_steps.size());
+    for (const Step &st : b.m_steps)
+        steps.push_back({st.number, st.range.begin, st.range.end, st.track, st.fromLog, st.incomplete, 0});
+    out.push_back(compress("steps", bytesOf(steps)));
     writeTexts(out, "logs", 1, messages.count() + 1, [&](std::size_t i) { return messages.view(static_cast<TextId>(i)); },
                kLogBlockBytes);
     for (std::size_t i = 0; i < b.m_tracks.size(); ++i) {
@@ -390,7 +407,15 @@ std::optional<SourceBuilder> SourceArchive::read(const ColumnSource &columns, st
         }
         SourceBuilder b(meta.at("source").at("path").get<std::string>());
         meta.at("source").get_to(b.m_source);
-        meta.at("steps").get_to(b.m_steps);
+        if (layout != layoutId()) { // before /4 the steps were in this document
+            meta.at("steps").get_to(b.m_steps);
+        } else {
+            for (const StoredStep &st : arrayOf<StoredStep>(columns, "steps")) {
+                if (st.fromLog > 1 || st.incomplete > 1 || st.zero != 0)
+                    throw std::runtime_error("a step holds values no import writes");
+                b.m_steps.push_back({st.number, {st.begin, st.end}, st.track, st.fromLog != 0, st.incomplete != 0});
+            }
+        }
         meta.at("collectives").get_to(b.m_collectives);
         meta.at("ooms").get_to(b.m_ooms);
         meta.at("memorySummaries").get_to(b.m_memorySummaries);

@@ -252,7 +252,23 @@ void TestSummarize::previousLayoutSummaryStillOpens()
             }
             meta["logs"]["records"] = std::move(records);
         }
-        Stmt(db.db, "DELETE FROM columns WHERE name IN ('logs.records', 'logs.len', 'logs.data')").step();
+        // And the steps (32 bytes each: number, begin, end, track, fromLog, incomplete, 2 zero bytes).
+        const std::string steps = column(db.db, "steps");
+        if (!meta.contains("steps")) {
+            json list = json::array();
+            for (std::size_t i = 0; i + 32 <= steps.size(); i += 32) {
+                std::int64_t number = 0, begin = 0, end = 0;
+                std::uint32_t track = 0;
+                std::memcpy(&number, steps.data() + i, 8);
+                std::memcpy(&begin, steps.data() + i + 8, 8);
+                std::memcpy(&end, steps.data() + i + 16, 8);
+                std::memcpy(&track, steps.data() + i + 24, 4);
+                list.push_back({{"number", number}, {"range", {{"begin", begin}, {"end", end}}}, {"track", track},
+                                {"fromLog", steps[i + 28] != 0}, {"incomplete", steps[i + 29] != 0}});
+            }
+            meta["steps"] = std::move(list);
+        }
+        Stmt(db.db, "DELETE FROM columns WHERE name IN ('logs.records', 'logs.len', 'logs.data', 'steps')").step();
         if (!keepFlows) {
             meta["source"]["counts"].erase("flows");
             meta["source"]["counts"].erase("flowEndsUnpaired");
