@@ -69,9 +69,18 @@ public:
             }
         }
         static const std::regex kDriver(R"(cudaDriverVersion (\d+))");
+        // NCCL prints the driver once per process, when it first initialises, before any
+        // communicator's Init line. A process's NCCL lines after its first Init (or after its
+        // driver line) are never read: in a long job log they are spread through every block of
+        // messages the cache would have to load.
+        std::set<std::pair<SourceId, RankId>> done;
         for (const LogRecord &r : ctx.session.logs().records) {
-            if (r.kind != LogKind::Nccl || r.rank < 0)
+            if (r.kind != LogKind::Nccl || r.rank < 0 || done.count({r.source, r.rank}))
                 continue;
+            if (r.flags & LogFlagNcclInit) {
+                done.insert({r.source, r.rank});
+                continue;
+            }
             const std::string_view text = ctx.session.logs().text(r);
             if (text.find("cudaDriverVersion") == std::string::npos)
                 continue;
@@ -80,6 +89,7 @@ public:
                 Versions &v = byRank[r.rank];
                 v.driver = std::stoi(m[1].str());
                 v.driverWhere = ctx.evidence(r).text;
+                done.insert({r.source, r.rank});
             }
         }
         Finding major, minor;

@@ -17,6 +17,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -184,8 +185,19 @@ void TestImportCache::logMessagesLoadByTheBlockWhenRead()
     // launcher's lines), so it loads a block or two, not the log, and finds what a fresh import finds.
     QTemporaryDir dir;
     const QString log = dir.filePath(QStringLiteral("job.log"));
+    // Each rank's NCCL start-up (its driver, two ranks on different drivers), then NCCL channel
+    // lines spread through the whole log, as NCCL_DEBUG=INFO writes them.
     std::string text;
+    for (int k = 0; k < 2; ++k) {
+        const std::string p = "[rank" + std::to_string(k) + "]:node-a:100" + std::to_string(k) + ":100" + std::to_string(k) + " [" + std::to_string(k) + "] ";
+        text += p + "NCCL INFO cudaDriverVersion " + (k ? "12040" : "12020") + "\n";
+        text += p + "NCCL INFO comm 0xa" + std::to_string(k) + " rank " + std::to_string(k) + " nranks 2 cudaDev " + std::to_string(k)
+            + " busId " + (k ? "8000" : "7000") + " commId 0xbeef - Init COMPLETE\n";
+    }
     for (int i = 0; i < 60000; ++i) {
+        if (i % 500 == 0)
+            text += "[rank" + std::to_string(i % 2) + "]:node-a:100" + std::to_string(i % 2) + ":100" + std::to_string(i % 2) + " ["
+                + std::to_string(i % 2) + "] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
         const int ms = (i / 2) * 100; // a step every 100 ms from 06:00
         char stamp[32];
         std::snprintf(stamp, sizeof stamp, "%02d:%02d:%02d,%03d", 6 + ms / 3600000, ms / 60000 % 60, ms / 1000 % 60, ms % 1000);
@@ -228,6 +240,8 @@ void TestImportCache::logMessagesLoadByTheBlockWhenRead()
             QCOMPARE(b.findings[i].evidence[k].text, a.findings[i].evidence[k].text);
     }
     QVERIFY2(a.findings.front().title.find("FileNotFoundError") != std::string::npos, a.findings.front().title.c_str());
+    // The drivers are read from the start-up lines, the channel lines after them are not read.
+    QVERIFY(std::any_of(b.findings.begin(), b.findings.end(), [](const Finding &f) { return f.id == "driver-mismatch"; }));
     const std::size_t analysed = messages.memoryBytes() - idle;
     qInfo("messages: %zu bytes; held after reopen %zu, loaded by the analysis %zu", total, idle, analysed);
     QVERIFY2(analysed <= 2 * SourceArchive::kLogBlockBytes, qPrintable(QStringLiteral("%1 of %2").arg(analysed).arg(total)));
