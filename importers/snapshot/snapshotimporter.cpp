@@ -169,6 +169,24 @@ private:
         // Snapshots share frame lists through the memo: one stack per distinct list object.
         if (auto it = m_stacks.find(frames); it != m_stacks.end())
             return it->second;
+        // ... and by content: every trace entry pickles a frame list of its own, and a training loop
+        // allocates from the same stack at every step. Kept once, a history's stacks take a small
+        // part of the memory they took (ftcourse: 4,127 allocations).
+        std::string key;
+        for (const auto &f : frames->items) {
+            if (!f || f->type != PickleValue::Type::Dict)
+                continue;
+            key += f->stringOr("filename");
+            key += '\0';
+            key += f->stringOr("name");
+            key += '\0';
+            key += std::to_string(f->intOr("line", 0));
+            key += '\n';
+        }
+        if (auto it = m_stackContents.find(key); it != m_stackContents.end()) {
+            m_stacks.emplace(frames, it->second);
+            return it->second;
+        }
         std::vector<StackFrame> out;
         out.reserve(frames->items.size());
         for (const auto &f : frames->items) {
@@ -181,6 +199,7 @@ private:
         stacks.push_back(std::move(out));
         const auto id = static_cast<std::int32_t>(stacks.size() - 1);
         m_stacks.emplace(frames, id);
+        m_stackContents.emplace(std::move(key), id);
         return id;
     }
 
@@ -358,6 +377,7 @@ private:
     std::string m_firstImplausible;
     std::int64_t m_implausibleOffset = -1;
     std::unordered_map<const PickleValue *, std::int32_t> m_stacks;
+    std::unordered_map<std::string, std::int32_t> m_stackContents; // frames as text → stack id
     bool m_hasClock = true;
     bool m_anyTimed = false;
 };

@@ -8,6 +8,8 @@
 #include <QFile>
 #include <QTest>
 
+#include <set>
+
 using namespace rs;
 
 namespace {
@@ -603,6 +605,21 @@ void TestSnapshot::realSnapshotContents()
     QCOMPARE(maxFree, largestFree);
     QCOMPARE(maxSegment, largestSegment);
     QCOMPARE(misplaced, 0); // blocks tile their segment, also where the file had no addresses
+    // Stacks are kept once per content: no two are equal, and every allocation and block still
+    // names a stack that exists.
+    const auto &stacks = b.allocator().stacks;
+    std::set<std::string> contents;
+    for (const auto &stack : stacks) {
+        std::string key;
+        for (const StackFrame &f : stack)
+            key += f.filename + '\0' + f.name + '\0' + std::to_string(f.line) + '\n';
+        QVERIFY(contents.insert(key).second);
+    }
+    for (const AllocationRecord &a : b.allocator().allocations)
+        QVERIFY(a.stack < std::int32_t(stacks.size()));
+    for (const SegmentRecord &seg : b.allocator().segments)
+        for (const auto &blk : seg.blocks)
+            QVERIFY(blk.stack < std::int32_t(stacks.size()));
 }
 
 void TestSnapshot::timelineRawFixture()
