@@ -338,21 +338,20 @@ int runCache(const Options &o)
             if (!o.json)
                 std::fprintf(stderr, "generating a %.0f MB job log of %d ranks in %s...\n", mb, o.ranks, root.c_str());
             jsonBytes = rs::tracegen::JobLogScenario::write(root / "ranks", static_cast<std::uint64_t>(mb * 1e6), o.ranks).bytes;
-        }
-        if (!o.json && !o.jobLog)
-            std::fprintf(stderr, "generating a %.0f MB trace and %d copies in %s...\n", mb, o.ranks, root.c_str());
-        if (!o.jobLog) {
-        const auto r = rs::tracegen::BenchmarkScenario::write(root / "src", static_cast<std::uint64_t>(mb * 1e6), o.gzip);
-        fs::create_directories(root / "ranks");
-        const std::uint64_t json = o.gzip ? gzipContentSize(r.file.string()) : fs::file_size(r.file);
-        // Copies, not links: each rank is a file of its own to the cache (its own mtime), as on disk.
-        for (int i = 0; i < o.ranks; ++i) {
-            const fs::path to = root / "ranks" / ("rank-" + std::to_string(i) + (o.gzip ? ".pt.trace.json.gz" : ".pt.trace.json"));
-            fs::copy_file(r.file, to);
-            fs::last_write_time(to, fs::last_write_time(r.file) + std::chrono::seconds(i + 1));
-            jsonBytes += json;
-        }
-        fs::remove_all(root / "src");
+        } else {
+            if (!o.json)
+                std::fprintf(stderr, "generating a %.0f MB trace and %d copies in %s...\n", mb, o.ranks, root.c_str());
+            const auto r = rs::tracegen::BenchmarkScenario::write(root / "src", static_cast<std::uint64_t>(mb * 1e6), o.gzip);
+            fs::create_directories(root / "ranks");
+            const std::uint64_t json = o.gzip ? gzipContentSize(r.file.string()) : fs::file_size(r.file);
+            // Copies, not links: each rank is a file of its own to the cache (its own mtime), as on disk.
+            for (int i = 0; i < o.ranks; ++i) {
+                const fs::path to = root / "ranks" / ("rank-" + std::to_string(i) + (o.gzip ? ".pt.trace.json.gz" : ".pt.trace.json"));
+                fs::copy_file(r.file, to);
+                fs::last_write_time(to, fs::last_write_time(r.file) + std::chrono::seconds(i + 1));
+                jsonBytes += json;
+            }
+            fs::remove_all(root / "src");
         }
     } catch (const std::exception &e) {
         std::fprintf(stderr, "rankscope-bench: %s\n", e.what());
